@@ -1,0 +1,72 @@
+package a2a
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Request is a JSON-RPC 2.0 request as sent on the wire.
+type Request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+// Response is a JSON-RPC 2.0 response with its result still encoded.
+type Response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *RPCError       `json:"error,omitempty"`
+}
+
+// DecodeResponse parses one JSON-RPC 2.0 response. It checks the envelope
+// (version, exactly one of result and error) but not the result's shape.
+func DecodeResponse(b []byte) (*Response, error) {
+	var r Response
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadResponse, err)
+	}
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func (r *Response) check() error {
+	if r.JSONRPC != "2.0" {
+		return fmt.Errorf("%w: jsonrpc is %q, want \"2.0\"", ErrBadResponse, r.JSONRPC)
+	}
+	hasResult := len(r.Result) > 0
+	if hasResult == (r.Error != nil) {
+		return fmt.Errorf("%w: a response needs exactly one of result and error", ErrBadResponse)
+	}
+	return nil
+}
+
+// streamEnvelope decodes a v1.0 stream event in one pass.
+type streamEnvelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  *StreamResponse `json:"result"`
+	Error   *RPCError       `json:"error"`
+}
+
+// DecodeStreamEvent parses the data of one SSE event of a v1.0 stream.
+func DecodeStreamEvent(b []byte) (*StreamResponse, error) {
+	var env streamEnvelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, fmt.Errorf("%w: stream event: %w", ErrBadResponse, err)
+	}
+	if env.JSONRPC != "2.0" {
+		return nil, fmt.Errorf("%w: stream event: jsonrpc is %q", ErrBadResponse, env.JSONRPC)
+	}
+	if env.Error != nil {
+		return nil, env.Error
+	}
+	if env.Result == nil || env.Result.Kind() == "empty" {
+		return nil, fmt.Errorf("%w: stream event has no result", ErrBadResponse)
+	}
+	return env.Result, nil
+}

@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"aimdesk/app/a2a"
+	"aimdesk/app/devagent"
+)
+
+func cmdCard(ctx context.Context, e *env, args []string) int {
+	pos, ok := e.flags("card", args, 1, nil)
+	if !ok {
+		return ExitUsage
+	}
+	c, rc, err := e.connect(ctx, pos[0])
+	if err != nil {
+		return e.fail(err)
+	}
+	if e.json {
+		e.printJSON(rc.Card)
+		return ExitOK
+	}
+	printCard(e.stdout, rc, c.Interface)
+	return ExitOK
+}
+
+func cmdSend(ctx context.Context, e *env, args []string) int {
+	var stream bool
+	var taskID, contextID string
+	pos, ok := e.flags("send", args, 2, func(fs *flag.FlagSet) {
+		fs.BoolVar(&stream, "stream", false, "stream the answer as it is written")
+		fs.StringVar(&taskID, "task", "", "answer this task (input it asked for)")
+		fs.StringVar(&contextID, "context", "", "continue this conversation")
+	})
+	if !ok {
+		return ExitUsage
+	}
+	c, rc, err := e.connect(ctx, pos[0])
+	if err != nil {
+		return e.fail(err)
+	}
+	msg := a2a.Message{MessageID: uuid.NewString(), Role: a2a.RoleUser, ContextID: contextID, Parts: []a2a.Part{a2a.TextPart(pos[1])}}
+	if taskID != "" {
+		if c.AIM {
+			return e.continueTask(ctx, c, taskID, msg)
+		}
+		msg.TaskID = taskID
+	}
+	req := &a2a.SendMessageRequest{Message: msg}
+	if stream && rc.Card.Streams() {
+		return e.printStream(c.SendStreamingMessage(ctx, req))
+	}
+	if stream {
+		fmt.Fprintln(e.stderr, "aimdesk: the agent does not stream; waiting for the whole answer")
+	}
+	resp, err := c.SendMessage(ctx, req)
+	if err != nil {
+		return e.fail(err)
+	}
+	if e.json {
+		e.printJSON(resp)
+	} else if resp.Message != nil {
+		printMessage(e.stdout, resp.Message)
+	} else if resp.Task != nil {
+		printTask(e.stdout, resp.Task)
+	}
+	if resp.Task != nil {
+		return taskExit(resp.Task.Status.State)
+	}
+	return ExitOK
+}
+
+// printStream prints events as they arrive: artifact text flows to stdout,
+// state changes go on their own lines. It returns the exit code for the
+// task's last state.
+func (e *env) printStream(seq func(func(*a2a.StreamResponse, error) bool)) int {
+	var last a2a.TaskState
+	midLine := false
+	for ev, err := range seq {
+		if err != nil {
+			if midLine {
+				fmt.Fprintln(e.stdout)
+			}
+			return e.fail(err)
+		}
+		if e.json {
+			e.printJSON(ev)
+		}
+		switch {
+		case ev.Task != nil:
+			last = ev.Task.Status.State
+			if !e.json {
+				fmt.Fprintf(e.stdout, "task %s  %s\n", ev.Task.ID, last.Label())
+			}
+		case ev.Message != nil:
+			if !e.json {
+				printMessage(e.stdout, ev.Message)
+			}
+		case ev.StatusUpdate != nil:
+			last = ev.StatusUpdate.Status.State
+			if !e.json {
+				if midLine {
+					fmt.Fprintln(e.stdout)
+					midLine = false
+				}
+				fmt.Fprintf(e.stdout, "[%s]\n", last.Label())
+				if m := ev.StatusUpdate.Status.Message; m != nil {
+					printParts(e.stdout, "  ", m.Parts)
+				}
+			}
+		case ev.ArtifactUpdate != nil:
+			if e.json {
+				break
+			}
+			for _, p := range ev.ArtifactUpdate.Artifact.Parts {
+				if p.Kind == a2a.PartText {
+					fmt.Fprint(e.stdout, p.Text)
+					midLine = !strings.HasSuffix(p.Text, "\n")
+				} else {
+					if midLine {
+						fmt.Fprintln(e.stdout)
+						midLine = false
+					}
+					fmt.Fprintln(e.stdout, partSummary(p))
+				}
+			}
+		}
+	}
+	if midLine {
+		fmt.Fprintln(e.stdout)
+	}
+	return taskExit(last)
+}
+
+func cmdTasks(ctx context.Context, e *env, args []string) int {
+	var state, contextID, pageToken string
+	var pageSize int
+	var all bool
+	pos, ok := e.flags("tasks", args, 1, func(fs *flag.FlagSet) {
+		fs.StringVar(&state, "state", "", "only tasks in this state (working, completed, input-required, …)")
+		fs.StringVar(&contextID, "context", "", "only tasks of this conversation")
+		fs.IntVar(&pageSize, "page-size", 0, "tasks per page (1-100; default: the agent's)")
+		fs.StringVar(&pageToken, "page-token", "", "continue from this page token")
+		fs.BoolVar(&all, "all", false, "follow nextPageToken to the end")
+	})
+	if !ok {
+		return ExitUsage
+	}
+	st, err := parseState(state)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "aimdesk tasks: %v\n", err)
+		return ExitUsage
+	}
+	c, _, err := e.connect(ctx, pos[0])
+	if err != nil {
+		return e.fail(err)
+	}
+	req := &a2a.ListTasksRequest{ContextID: contextID, Status: st, PageToken: pageToken}
+	if pageSize > 0 {
+		req.PageSize = &pageSize
+	}
+	shown := 0
+	for {
+		resp, err := c.ListTasks(ctx, req)
+		if err != nil {
+			return e.fail(err)
+		}
+		if e.json {
+			e.printJSON(resp)
+		} else {
+			for _, t := range resp.Tasks {
+				when := ""
+				if t.Status.Timestamp != nil {
+					when = t.Status.Timestamp.Local().Format("2006-01-02 15:04:05")
+				}
+				fmt.Fprintf(e.stdout, "%s  %-14s  %s  %s\n", t.ID, t.Status.State.Label(), when, t.ContextID)
+			}
+		}
+		shown += len(resp.Tasks)
+		if !all || resp.NextPageToken == "" {
+			if !e.json {
+				fmt.Fprintf(e.stdout, "%d of %d tasks", shown, resp.TotalSize)
+				if resp.NextPageToken != "" {
+					fmt.Fprintf(e.stdout, "; next page: --page-token %s", resp.NextPageToken)
+				}
+				fmt.Fprintln(e.stdout)
+			}
+			return ExitOK
+		}
+		req.PageToken = resp.NextPageToken
+	}
+}
+
+func cmdGet(ctx context.Context, e *env, args []string) int {
+	history := -1
+	pos, ok := e.flags("get", args, 2, func(fs *flag.FlagSet) {
+		fs.IntVar(&history, "history", -1, "at most this many history messages (default: all)")
+	})
+	if !ok {
+		return ExitUsage
+	}
+	c, _, err := e.connect(ctx, pos[0])
+	if err != nil {
+		return e.fail(err)
+	}
+	req := &a2a.GetTaskRequest{ID: pos[1]}
+	if history >= 0 {
+		req.HistoryLength = &history
+	}
+	t, err := c.GetTask(ctx, req)
+	if err != nil {
+		return e.fail(err)
+	}
+	if e.json {
+		e.printJSON(t)
+	} else {
+		printTask(e.stdout, t)
+	}
+	return ExitOK
+}
+
+func cmdCancel(ctx context.Context, e *env, args []string) int {
+	pos, ok := e.flags("cancel", args, 2, nil)
+	if !ok {
+		return ExitUsage
+	}
+	c, _, err := e.connect(ctx, pos[0])
+	if err != nil {
+		return e.fail(err)
+	}
+	t, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: pos[1]})
+	if err != nil {
+		return e.fail(err)
+	}
+	if e.json {
+		e.printJSON(t)
+	} else {
+		fmt.Fprintf(e.stdout, "task %s  %s\n", t.ID, t.Status.State.Label())
+	}
+	return ExitOK
+}
+
+func cmdSubscribe(ctx context.Context, e *env, args []string) int {
+	pos, ok := e.flags("subscribe", args, 2, nil)
+	if !ok {
+		return ExitUsage
+	}
+	c, _, err := e.connect(ctx, pos[0])
+	if err != nil {
+		return e.fail(err)
+	}
+	return e.printStream(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: pos[1]}))
+}
+
+func cmdDevagent(ctx context.Context, e *env, args []string) int {
+	var listen string
+	if _, ok := e.flags("devagent", args, 0, func(fs *flag.FlagSet) {
+		fs.StringVar(&listen, "listen", "127.0.0.1:8765", "address to listen on")
+	}); !ok {
+		return ExitUsage
+	}
+	if host, _, err := net.SplitHostPort(listen); err == nil && host != "127.0.0.1" && host != "localhost" && host != "::1" {
+		fmt.Fprintf(e.stderr, "aimdesk devagent: warning: listening on %s makes the demo agent reachable from other machines\n", host)
+	}
+	srv, err := devagent.Start(ctx, devagent.Config{Addr: listen})
+	if err != nil {
+		return e.fail(err)
+	}
+	defer srv.Close()
+	fmt.Fprintf(e.stdout, "reference agent at %s (card: %s%s); Ctrl+C stops it\n", srv.URL(), srv.URL(), a2a.WellKnownCardPath)
+	<-ctx.Done()
+	return ExitOK
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# setup.sh installs what building and testing aimdesk needs and is missing:
+# Debian packages (cgo libraries for Fyne and media, Xvfb and tools for the
+# smoke test), the en_US.UTF-8 locale, livekit-server in bin/, and the Go
+# modules. Each step checks first, so a second run installs nothing and
+# does not call apt. Run it from anywhere; `make demo` and `make test` run it.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+LIVEKIT_VERSION=${LIVEKIT_VERSION:-1.13.5}
+
+# Debian packages: cgo toolchain and headers for Fyne (GL, X11) and media
+# (libvpx, opus, soxr), and what scripts/smoke.sh drives (Xvfb, ImageMagick,
+# xdotool). locales provides locale-gen; xz-utils unpacks release archives.
+packages=(
+	gcc pkg-config
+	libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
+	libxi-dev libxxf86vm-dev libxext-dev
+	libvpx-dev libopus-dev libopusfile-dev libsoxr-dev
+	xvfb imagemagick xdotool
+	locales xz-utils
+)
+
+say() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	else
+		die "not root; run: sudo $*  (then run this again)"
+	fi
+}
+
+# 1. Debian packages, checked with dpkg-query so a warm run never calls apt.
+missing=()
+for p in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	case "$status" in
+	ii*) ;;
+	*) missing+=("$p") ;;
+	esac
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	say "installing Debian packages: ${missing[*]}"
+	if [ "$(id -u)" -ne 0 ]; then
+		die "not root; run: sudo apt-get update && sudo apt-get install -y ${missing[*]}  (then run this again)"
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+	say "Debian packages: all ${#packages[@]} present"
+fi
+
+# 2. The en_US.UTF-8 locale, which the Makefile sets as LANG for the app.
+if locale -a 2>/dev/null | grep -qiE '^en_US\.utf-?8$'; then
+	say "locale en_US.UTF-8: present"
+else
+	say "generating locale en_US.UTF-8"
+	if [ "$(id -u)" -ne 0 ]; then
+		die "not root; run: sudo sh -c \"sed -i 's/^# *en_US.UTF-8 UTF-8/en_US.UTF-8 UTF-8/' /etc/locale.gen && locale-gen\"  (then run this again)"
+	fi
+	if grep -q '^# *en_US.UTF-8 UTF-8' /etc/locale.gen 2>/dev/null; then
+		sed -i 's/^# *en_US.UTF-8 UTF-8/en_US.UTF-8 UTF-8/' /etc/locale.gen
+	elif ! grep -q '^en_US.UTF-8 UTF-8' /etc/locale.gen 2>/dev/null; then
+		echo 'en_US.UTF-8 UTF-8' >>/etc/locale.gen
+	fi
+	locale-gen
+fi
+
+# 3. livekit-server, built from source into the git-ignored bin/ (the SFU
+# that the live media tests start on loopback).
+lk="$root/bin/livekit-server"
+have=""
+if [ -x "$lk" ]; then
+	have=$("$lk" --version 2>/dev/null | awk '{print $NF}' || true)
+fi
+if [ "$have" = "$LIVEKIT_VERSION" ]; then
+	say "livekit-server $LIVEKIT_VERSION: present in bin/"
+else
+	say "building livekit-server v$LIVEKIT_VERSION into bin/ (several minutes when cold)${have:+ (found $have)}"
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	GOBIN="$tmp" go install "github.com/livekit/livekit-server/cmd/server@v$LIVEKIT_VERSION"
+	mkdir -p "$root/bin"
+	mv -f "$tmp/server" "$lk"
+	say "livekit-server: $("$lk" --version)"
+fi
+
+# 4. Go modules of aimdesk itself.
+say "go mod download"
+go mod download
+
+say "done"
