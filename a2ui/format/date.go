@@ -62,7 +62,7 @@ func ParseDate(v any, loc *time.Location) (time.Time, error) {
 
 // FormatDate renders t with a Unicode TR35 pattern. Supported letters:
 // G y Y u Q q M L w d D E e c a b h H k K m s S z Z X x O and 'quoted'
-// literals ('' is an apostrophe). Other ASCII letters are rejected so a typo
+// literals (” is an apostrophe). Other ASCII letters are rejected so a typo
 // shows up instead of silently rendering.
 func (l Locale) FormatDate(t time.Time, pattern string) (string, error) {
 	var b strings.Builder

@@ -170,15 +170,24 @@ func (r *Reader) Next() (Event, error) {
 	}
 }
 
+// splitField splits a line into its field name and value: the value
+// follows the first colon, less one leading space; a line without a colon
+// is a field name with an empty value. A comment has an empty name.
+func splitField(line []byte) (name, value []byte) {
+	i := bytes.IndexByte(line, ':')
+	if i < 0 {
+		return line, line[len(line):]
+	}
+	name, value = line[:i], line[i+1:]
+	if len(value) > 0 && value[0] == ' ' {
+		value = value[1:]
+	}
+	return name, value
+}
+
 // processLine interprets one complete, non-blank line.
 func (r *Reader) processLine(line []byte) error {
-	name, value := line, line[len(line):]
-	if i := bytes.IndexByte(line, ':'); i >= 0 {
-		name, value = line[:i], line[i+1:]
-		if len(value) > 0 && value[0] == ' ' {
-			value = value[1:]
-		}
-	}
+	name, value := splitField(line)
 	f := fieldOf(name)
 	if f == fieldData {
 		if err := r.appendData(value); err != nil {
@@ -191,6 +200,22 @@ func (r *Reader) processLine(line []byte) error {
 		return &EventTooLargeError{Limit: r.limit, Field: "line"}
 	}
 	r.setField(f, value)
+	return nil
+}
+
+// checkBound reports whether line, complete or not, is already over the
+// bound: for a data line, whether its value would take the event's data
+// past it; for any other line, whether the line is longer than it.
+func (r *Reader) checkBound(line []byte) error {
+	name, value := splitField(line)
+	switch {
+	case fieldOf(name) == fieldData:
+		if len(value) > r.limit-len(r.data) {
+			return &EventTooLargeError{Limit: r.limit, Field: "data"}
+		}
+	case len(line) > r.limit:
+		return &EventTooLargeError{Limit: r.limit, Field: "line"}
+	}
 	return nil
 }
 
@@ -312,6 +337,14 @@ func (r *Reader) readLine() (line []byte, ok bool, err error) {
 			return nil, false, r.longLine()
 		}
 		if err := r.fill(); err != nil {
+			if err == io.EOF && r.bomDone && r.pos < r.end {
+				// The stream ended inside a line. It is discarded, but a
+				// line already over the bound is reported as such, as it
+				// would have been had the buffer been smaller than it.
+				if err := r.checkBound(r.buf[r.pos:r.end]); err != nil {
+					return nil, false, err
+				}
+			}
 			return nil, false, err
 		}
 	}

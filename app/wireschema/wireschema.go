@@ -11,6 +11,7 @@ package wireschema
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -50,7 +51,7 @@ func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
 
 // Set holds the compiled schemas.
 type Set struct {
-	aim, v1send, v03, caps *jsonschema.Schema
+	aim, v1send, v03, v03envelope, caps *jsonschema.Schema
 }
 
 // New compiles the embedded schemas.
@@ -82,6 +83,9 @@ func New() (*Set, error) {
 		return nil, fmt.Errorf("wireschema: %w", err)
 	}
 	if s.v03, err = c.Compile(ids[V03] + "#/definitions/A2ARequest"); err != nil {
+		return nil, fmt.Errorf("wireschema: %w", err)
+	}
+	if s.v03envelope, err = c.Compile(ids[V03] + "#/definitions/JSONRPCRequest"); err != nil {
 		return nil, fmt.Errorf("wireschema: %w", err)
 	}
 	if s.caps, err = c.Compile(ids[A2UICapabilitiesV10]); err != nil {
@@ -139,7 +143,21 @@ func (s *Set) V1SendMessageParams(params []byte) error {
 }
 
 // V03Request validates a whole JSON-RPC request against v0.3's A2ARequest.
-func (s *Set) V03Request(req []byte) error { return validate(s.v03, V03, req) }
+// The schema we were given leaves agent/getAuthenticatedExtendedCard out of
+// that union (v0.3 defines the method in prose only), so a request for it
+// is checked against the schema's generic JSONRPCRequest instead.
+func (s *Set) V03Request(req []byte) error {
+	var head struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(req, &head) == nil && head.Method == V03ExtendedCardMethod {
+		return validate(s.v03envelope, V03+"#/definitions/JSONRPCRequest", req)
+	}
+	return validate(s.v03, V03, req)
+}
+
+// V03ExtendedCardMethod is the v0.3 method missing from A2ARequest.
+const V03ExtendedCardMethod = "agent/getAuthenticatedExtendedCard"
 
 // A2UICapabilities validates an a2uiClientCapabilities object.
 func (s *Set) A2UICapabilities(doc []byte) error {
