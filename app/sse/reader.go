@@ -193,7 +193,7 @@ func (r *Reader) processLine(line []byte) error {
 		if err := r.appendData(value); err != nil {
 			return err
 		}
-		r.data = append(r.data, '\n')
+		r.data = append(growBounded(r.data, 1, r.limit+1), '\n')
 		return nil
 	}
 	if len(line) > r.limit {
@@ -225,8 +225,21 @@ func (r *Reader) appendData(v []byte) error {
 	if len(v) > r.limit-len(r.data) {
 		return &EventTooLargeError{Limit: r.limit, Field: "data"}
 	}
-	r.data = append(r.data, v...)
+	r.data = append(growBounded(r.data, len(v), r.limit+1), v...)
 	return nil
+}
+
+// growBounded returns b with room for n more bytes, growing it as append
+// would but never past bound bytes of capacity (len(b)+n <= bound), so that
+// the buffers of a Reader never take more than about its bound.
+func growBounded(b []byte, n, bound int) []byte {
+	if len(b)+n <= cap(b) {
+		return b
+	}
+	c := min(max(2*cap(b), len(b)+n, 512), bound)
+	nb := make([]byte, len(b), c)
+	copy(nb, b)
+	return nb
 }
 
 // setField acts on an event, id or retry field (data is handled by the
@@ -470,7 +483,7 @@ func (r *Reader) longLine() error {
 		case n > r.limit:
 			return &EventTooLargeError{Limit: r.limit, Field: "line"}
 		case f != fieldIgnore:
-			r.scratch = append(r.scratch, chunk...)
+			r.scratch = append(growBounded(r.scratch, len(chunk), r.limit), chunk...)
 		}
 		if done {
 			break
@@ -488,7 +501,7 @@ func (r *Reader) longLine() error {
 	}
 	switch f {
 	case fieldData:
-		r.data = append(r.data, '\n')
+		r.data = append(growBounded(r.data, 1, r.limit+1), '\n')
 	case fieldIgnore:
 	default:
 		r.setField(f, r.scratch)

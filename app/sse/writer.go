@@ -73,7 +73,7 @@ func (w *Writer) WriteEvent(id, typ string, data []byte) error {
 		b = append(b, '\n')
 	}
 	w.buf = b
-	if err := w.writeLines("data: ", data); err != nil {
+	if err := w.writeData(data); err != nil {
 		return err
 	}
 	w.buf = append(w.buf, '\n')
@@ -89,11 +89,26 @@ func (w *Writer) WriteComment(text string) error {
 	if w.err != nil {
 		return w.err
 	}
-	w.buf = w.buf[:0]
-	// Comments are short: converting once keeps one splitting routine.
-	if err := w.writeLines(":", []byte(text)); err != nil {
-		return err
+	b := w.buf[:0]
+	for {
+		// Comments are short: a plain scan (linear: each stops at the first
+		// line end) spares converting text to []byte.
+		line, i := text, strings.IndexAny(text, "\r\n")
+		if i >= 0 {
+			line = text[:i]
+		}
+		b = append(b, ':')
+		b = append(b, line...)
+		b = append(b, '\n')
+		if i < 0 {
+			break
+		}
+		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+			i++
+		}
+		text = text[i+1:]
 	}
+	w.buf = b
 	return w.send()
 }
 
@@ -123,10 +138,10 @@ func checkField(what, v string) error {
 	return nil
 }
 
-// writeLines appends prefix+line+"\n" to the buffer for each line of text,
-// lines ending in "\n", "\r\n" or "\r" as a reader would split them. Large
-// lines are passed to the underlying writer directly.
-func (w *Writer) writeLines(prefix string, text []byte) error {
+// writeData appends a data line to the buffer for each line of text, lines
+// ending in "\n", "\r\n" or "\r" as a reader would split them. Large lines
+// are passed to the underlying writer directly.
+func (w *Writer) writeData(text []byte) error {
 	lf := -1 // index of the next LF at or after start; len(text) if none
 	for start := 0; ; {
 		if lf < start {
@@ -141,7 +156,7 @@ func (w *Writer) writeLines(prefix string, text []byte) error {
 			end = start + i
 		}
 		line := text[start:end]
-		w.buf = append(w.buf, prefix...)
+		w.buf = append(w.buf, "data: "...)
 		if len(line) > writeChunk {
 			if err := w.write(w.buf); err != nil {
 				return err
@@ -172,7 +187,11 @@ func (w *Writer) writeLines(prefix string, text []byte) error {
 
 // send writes the buffer and flushes.
 func (w *Writer) send() error {
-	if err := w.write(w.buf); err != nil {
+	err := w.write(w.buf)
+	if cap(w.buf) > 2*writeChunk {
+		w.buf = nil // a huge comment: do not keep its buffer
+	}
+	if err != nil {
 		return err
 	}
 	if w.flush != nil {
