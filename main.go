@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,10 +16,13 @@ import (
 	"os/signal"
 	"syscall"
 
+	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
+	"aimdesk/app"
 	"aimdesk/app/cli"
 	"aimdesk/app/devagent"
+	"aimdesk/app/store"
 	"aimdesk/ui"
 )
 
@@ -38,11 +42,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("aimdesk", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, cli.Usage())
+		fs.PrintDefaults()
+	}
 	demo := fs.Bool("demo", false, "start with the embedded reference agent already added")
+	dataPath := fs.String("data", "", "the local history database (default: in your config folder)")
+	send := fs.String("send", "", "after start-up, send this text to the first agent in a new conversation")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
-	var agentURL string
+	path := *dataPath
+	if path == "" {
+		p, err := store.DefaultPath()
+		if err != nil {
+			fmt.Fprintf(stderr, "aimdesk: %v\n", err)
+			return 1
+		}
+		path = p
+	}
+	var cfg app.Config
 	if *demo {
 		srv, err := devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0"})
 		if err != nil {
@@ -50,17 +72,52 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer srv.Close()
-		agentURL = srv.URL()
+		cfg.DemoAgentURL = srv.URL()
 	}
 	a := fyneapp.NewWithID(appID)
-	w := ui.New(ctx, a, ui.Config{AgentURLs: nonEmpty(agentURL)})
-	w.ShowAndRun()
+	var (
+		st   *store.Store
+		core *app.Core
+	)
+	defer func() {
+		if core != nil {
+			core.Close()
+		}
+		if st != nil {
+			_ = st.Close()
+		}
+	}()
+	// start opens the history and the main window; on a history that cannot
+	// be opened it shows why and the way out instead.
+	var start func() error
+	start = func() error {
+		s, err := store.Open(ctx, path)
+		if err != nil {
+			ui.ShowStartupError(a, err, func() error {
+				if _, merr := store.MoveAside(path); merr != nil {
+					return merr
+				}
+				return start()
+			})
+			return err
+		}
+		c, err := app.New(ctx, app.Config{Store: s, DemoAgentURL: cfg.DemoAgentURL, MessageMetadata: cfg.MessageMetadata})
+		if err != nil {
+			_ = s.Close()
+			ui.ShowStartupError(a, err, nil)
+			return err
+		}
+		st, core = s, c
+		w := ui.New(ctx, a, c, ui.Config{SendOnStart: *send})
+		w.Show()
+		return nil
+	}
+	_ = start()
+	go func() {
+		<-ctx.Done()
+		fyne.Do(a.Quit)
+	}()
+	a.Run()
 	return 0
 }
 
-func nonEmpty(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return []string{s}
-}

@@ -158,6 +158,10 @@ if grep -qE '^(panic:|fatal error:)|DATA RACE' "$tmp/app.log"; then
 	show_log app "$tmp/app.log"
 	fail "the app's log has a panic, fatal error or data race"
 fi
+if grep -q 'Error in Fyne call thread' "$tmp/app.log"; then
+	say "WARNING: widgets were touched off the Fyne goroutine (use fyne.Do):"
+	grep -A3 'Error in Fyne call thread' "$tmp/app.log" | head -n 20 | sed 's/^/  /'
+fi
 
 # 5. Stop the app with SIGTERM, as a session manager would, then Xvfb.
 kill -TERM "$app_pid"

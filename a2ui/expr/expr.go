@@ -207,6 +207,9 @@ func (p *parser) expr() (Node, error) {
 		return p.call(tok)
 	}
 	p.i = save
+	if strings.HasPrefix(tok, "@") { // ${@index}: a system function without ()
+		return &Call{Name: tok}, nil
+	}
 	return Path(tok), nil
 }
 

@@ -173,6 +173,30 @@ func withTenant(params any, tenant string) any {
 			q.Tenant = tenant
 			return &q
 		}
+	case *TaskPushNotificationConfig:
+		if p.Tenant == "" {
+			q := *p
+			q.Tenant = tenant
+			return &q
+		}
+	case *TaskPushNotificationConfigRequest:
+		if p.Tenant == "" {
+			q := *p
+			q.Tenant = tenant
+			return &q
+		}
+	case *ListTaskPushNotificationConfigsRequest:
+		if p.Tenant == "" {
+			q := *p
+			q.Tenant = tenant
+			return &q
+		}
+	case *GetExtendedAgentCardRequest:
+		if p.Tenant == "" {
+			q := *p
+			q.Tenant = tenant
+			return &q
+		}
 	}
 	return params
 }

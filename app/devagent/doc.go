@@ -1,4 +1,45 @@
 // Package devagent is the reference AIM agent: an A2A server with a v1.0
-// JSON-RPC interface and a v0.3 interface on one card. It serves demo mode
-// (in-process) and gives every test a real peer over loopback HTTP.
+// JSON-RPC interface (/a2a/v1, with the AIM requirements extension and
+// ContinueTask) and a v0.3 JSON-RPC interface (/a2a/v03) over one in-memory
+// task store. It serves demo mode (in-process, `aimdesk --demo`), the
+// standalone `aimdesk devagent --listen`, and gives every test a real peer
+// over loopback HTTP.
+//
+// It is hand-written rather than built on a2a-go's server because that
+// server copies and re-encodes the whole growing task on every event (about
+// 110 events/s on long streams), cannot speak the AIM dialect (ContinueTask,
+// requirements, schema validation of every request) and has no hooks for
+// scripted failures. The contract it implements is docs/aim-extension.md.
+//
+// # Usage
+//
+//	h := devagent.NewHandler(devagent.HandlerConfig{}) // zero value works
+//	srv := httptest.NewServer(h)
+//	defer srv.Close()
+//	defer h.Close() // runs first: stops tasks and ends open streams
+//
+// or devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0"}).
+//
+// # Skills
+//
+// The first word of the message's text picks the skill (see skillTable and
+// the card's skill examples): anything unknown is echoed as a Message; "task
+// <text>", "long", "file", "ask", "confirm", "form [v1]", "slow", "fail",
+// "count" and "bench N" start tasks; a data part carrying an A2UI "action"
+// or "userAction" is acknowledged.
+//
+// # Hooks
+//
+// HandlerConfig.Hooks script the agent for tests: StepDelay, ResponseDelay,
+// BeforeMethod (forced errors), Tamper and Requirement (broken
+// requirements), BeforeContinue and Handler.ChangePlan ("the plan
+// changed"), RequirementTTL.
+//
+// # Concurrency
+//
+// A Handler is safe for concurrent use. Each task's skill runs in its own
+// goroutine; each open stream is served by its request's goroutine, which
+// drains a per-subscriber queue filled by the task's publisher. Events are
+// applied to the stored task in place and encoded once per protocol
+// version, whatever the number of subscribers.
 package devagent

@@ -1,19 +1,191 @@
 package devagent
 
-import "net/http"
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
 
-// HandlerConfig configures the reference agent's HTTP handler.
+	"aimdesk/app/a2a"
+	"aimdesk/app/aim"
+	"aimdesk/app/wireschema"
+)
+
+// Defaults for HandlerConfig's zero fields.
+const (
+	DefaultMaxTasks       = 10000
+	DefaultMaxHistory     = 100
+	DefaultKeepAlive      = 15 * time.Second
+	DefaultRequirementTTL = 5 * time.Minute
+	// DefaultMaxQueuedEvents bounds the events one stream may fall behind.
+	DefaultMaxQueuedEvents = 1 << 18
+)
+
+// Endpoint paths.
+const (
+	PathV1         = "/a2a/v1"
+	PathV03        = "/a2a/v03"
+	PathCard       = a2a.WellKnownCardPath
+	PathLegacyCard = a2a.LegacyWellKnownCardPath
+)
+
+// HandlerConfig configures the reference agent's HTTP handler. The zero
+// value is usable.
 type HandlerConfig struct {
-	// BaseURL is the public base URL written into the agent card.
+	// BaseURL is the public base URL written into the agent cards, e.g.
+	// http://127.0.0.1:8080; "" means "http://" + the request's Host.
 	BaseURL string
+	// ExtendedCard, if set, is what GetExtendedAgentCard returns (and the
+	// card then declares capabilities.extendedAgentCard); nil means the
+	// method answers -32007.
+	ExtendedCard *a2a.AgentCard
+	// MaxTasks bounds the tasks kept; when full the oldest ended task is
+	// evicted. 0 means DefaultMaxTasks.
+	MaxTasks int
+	// MaxHistory bounds the messages kept per task (oldest dropped first).
+	// 0 means DefaultMaxHistory.
+	MaxHistory int
+	// KeepAlive is the interval of SSE keep-alive comments; 0 means
+	// DefaultKeepAlive.
+	KeepAlive time.Duration
+	// MaxQueuedEvents bounds how far one stream may fall behind before it
+	// is dropped; 0 means DefaultMaxQueuedEvents.
+	MaxQueuedEvents int
+	// Logf, if set, receives one line per notable event (dropped streams,
+	// internal errors). nil means silent.
+	Logf func(format string, args ...any)
+	// Hooks script the agent for tests. The zero value changes nothing.
+	Hooks Hooks
 }
 
-// NewHandler returns the reference agent's HTTP handler (placeholder: card only).
-func NewHandler(cfg HandlerConfig) http.Handler {
+// Hooks let tests script the reference agent. Every field's zero value
+// means "behave normally".
+type Hooks struct {
+	// StepDelay, when > 0, replaces every pause of the skills (the 50 ms
+	// between chunks, the slow task's steps, the counter's ticks), so tests
+	// run fast or slow on demand.
+	StepDelay time.Duration
+	// ResponseDelay pauses before each JSON-RPC request is handled (to
+	// test client timeouts). The pause ends early if the client goes away.
+	ResponseDelay time.Duration
+	// BeforeMethod runs before every JSON-RPC method on both interfaces
+	// with the v1.0 method name and the raw params. A non-nil error is
+	// answered instead of the method: a *a2a.RPCError as is, anything else
+	// as -32603.
+	BeforeMethod func(method string, params json.RawMessage) error
+	// Tamper publishes every requirement broken in one of the ways an
+	// approval UI must catch (see the Tamper constants).
+	Tamper Tamper
+	// Requirement, if set, may edit each requirement just before it is
+	// published (after Tamper). Whatever it leaves is what the agent
+	// checks ContinueTask against.
+	Requirement func(taskID string, r *aim.Requirement)
+	// BeforeContinue, if set, runs on the pending requirement when a
+	// ContinueTask (or a v0.3 answer) arrives, before any check. Bump
+	// r.Version or change r.Action there to play "the plan changed": the
+	// agent publishes the changed requirement as a status update and then
+	// checks the request against it.
+	BeforeContinue func(taskID string, r *aim.Requirement)
+	// RequirementTTL is how long a confirmation stays valid (expiresAt);
+	// 0 means DefaultRequirementTTL.
+	RequirementTTL time.Duration
+}
+
+// Tamper names a way to publish a broken requirement.
+type Tamper string
+
+// Tamper modes.
+const (
+	TamperNone Tamper = ""
+	// TamperDigest: actionDigest is the digest of a different action.
+	TamperDigest Tamper = "digest"
+	// TamperDuplicateKeys: the action's raw JSON repeats a key, so RFC 8785
+	// cannot canonicalize it and two parsers may read different actions.
+	TamperDuplicateKeys Tamper = "duplicate-keys"
+	// TamperExpired: expiresAt lies in the past.
+	TamperExpired Tamper = "expired"
+)
+
+func (t Tamper) String() string { return string(t) }
+
+// Handler is the reference agent's http.Handler. Close it to stop the
+// tasks still running.
+type Handler struct {
+	cfg     HandlerConfig
+	schemas *wireschema.Set
+	store   *store
+	mux     *http.ServeMux
+	ctx     context.Context // lives until Close; parent of every task's context
+	stop    context.CancelFunc
+}
+
+// schemaSet compiles the embedded wire schemas once per process: they are
+// immutable, and compiling the v0.3 schema for every handler would slow the
+// tests down.
+var schemaSet = sync.OnceValues(wireschema.New)
+
+// NewHandler returns the reference agent's HTTP handler. It panics if the
+// embedded wire schemas do not compile, which is a build defect.
+func NewHandler(cfg HandlerConfig) *Handler {
+	set, err := schemaSet()
+	if err != nil {
+		panic("devagent: " + err.Error())
+	}
+	if cfg.MaxTasks <= 0 {
+		cfg.MaxTasks = DefaultMaxTasks
+	}
+	if cfg.MaxHistory <= 0 {
+		cfg.MaxHistory = DefaultMaxHistory
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = DefaultKeepAlive
+	}
+	if cfg.MaxQueuedEvents <= 0 {
+		cfg.MaxQueuedEvents = DefaultMaxQueuedEvents
+	}
+	if cfg.Hooks.RequirementTTL <= 0 {
+		cfg.Hooks.RequirementTTL = DefaultRequirementTTL
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	h := &Handler{cfg: cfg, schemas: set, store: newStore(cfg.MaxTasks, cfg.MaxHistory), ctx: ctx, stop: stop}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"name":"AIM reference agent","description":"placeholder","version":"0.1.0","supportedInterfaces":[{"url":"` + cfg.BaseURL + `/a2a/v1","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`))
-	})
-	return mux
+	mux.HandleFunc("GET "+PathCard, h.serveCard)
+	mux.HandleFunc("GET "+PathLegacyCard, h.serveLegacyCard)
+	mux.HandleFunc("POST "+PathV1, h.serveV1)
+	mux.HandleFunc("POST "+PathV03, h.serveV03)
+	h.mux = mux
+	return h
+}
+
+// ServeHTTP serves the agent cards and both JSON-RPC interfaces.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// Close stops every running task and ends open streams. The handler
+// answers requests afterwards but starts no new work.
+func (h *Handler) Close() error {
+	h.stop()
+	h.store.closeAll()
+	return nil
+}
+
+func (h *Handler) logf(format string, args ...any) {
+	if h.cfg.Logf != nil {
+		h.cfg.Logf(format, args...)
+	}
+}
+
+// pause waits d (or the StepDelay hook) unless ctx ends first.
+func (h *Handler) pause(ctx context.Context, d time.Duration) error {
+	if h.cfg.Hooks.StepDelay > 0 {
+		d = h.cfg.Hooks.StepDelay
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

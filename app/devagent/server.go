@@ -13,13 +13,17 @@ import (
 type Config struct {
 	// Addr is the TCP address to listen on; "" means "127.0.0.1:0".
 	Addr string
+	// Handler configures the agent; an empty BaseURL is set to the
+	// server's URL.
+	Handler HandlerConfig
 }
 
 // Server is a running reference agent.
 type Server struct {
-	ln  net.Listener
-	srv *http.Server
-	url string
+	ln      net.Listener
+	srv     *http.Server
+	handler *Handler
+	url     string
 }
 
 // Start listens on cfg.Addr and serves the reference agent until Close.
@@ -34,10 +38,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("devagent: listen %s: %w", addr, err)
 	}
 	s := &Server{ln: ln, url: "http://" + ln.Addr().String()}
-	s.srv = &http.Server{Handler: NewHandler(HandlerConfig{BaseURL: s.url}), ReadHeaderTimeout: 10 * time.Second}
+	hc := cfg.Handler
+	if hc.BaseURL == "" {
+		hc.BaseURL = s.url
+	}
+	s.handler = NewHandler(hc)
+	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			_ = err // the listener was closed underneath us; Close reports nothing more useful
+			s.handler.logf("devagent: serve: %v", err)
 		}
 	}()
 	return s, nil
@@ -46,5 +55,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 // URL is the agent's base URL, e.g. http://127.0.0.1:PORT.
 func (s *Server) URL() string { return s.url }
 
-// Close stops the server and ends open streams.
-func (s *Server) Close() error { return s.srv.Close() }
+// Handler is the server's handler (for ChangePlan in tests).
+func (s *Server) Handler() *Handler { return s.handler }
+
+// Close stops the running tasks and the server, ending open streams.
+func (s *Server) Close() error {
+	_ = s.handler.Close()
+	if err := s.srv.Close(); err != nil {
+		return fmt.Errorf("devagent: close: %w", err)
+	}
+	return nil
+}

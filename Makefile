@@ -1,0 +1,89 @@
+# aimdesk: build, run, test and package.
+#
+#   make demo     install what is missing, build, open the app with the demo agent
+#   make test     install what is missing, go vet, go test -race, smoke test under Xvfb
+#   make help     all targets and variables
+#
+# demo and test run scripts/setup.sh first, which installs missing Debian
+# packages, the en_US.UTF-8 locale, livekit-server (into bin/) and the Go
+# modules, and does nothing when they are all present. Every target can be
+# run again; each phase prints how long it took.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+MAKEFLAGS += --no-print-directory
+
+GO ?= go
+# Extra flags for go test in `make test`, e.g. GOTESTFLAGS='-run TestX -v -count=1'.
+GOTESTFLAGS ?=
+# Per-package go test timeout: the race detector and live-SFU tests are slow.
+TEST_TIMEOUT ?= 20m
+# Extra flags for go build of build/aimdesk, e.g. BUILDFLAGS='-tags nomedia'.
+BUILDFLAGS ?=
+# How long each fuzz target runs in `make fuzz`.
+FUZZTIME ?= 60s
+# -bench pattern and extra flags for `make bench`, e.g. BENCHFLAGS='-count=5'.
+BENCH ?= .
+BENCHFLAGS ?=
+# Locale for everything that starts Fyne (the app, tests, benchmarks): Fyne
+# reads the language from LC_ALL/LANG and logs errors for C or POSIX. The
+# set-up generates it; setup itself runs in the caller's locale.
+APP_LANG ?= en_US.UTF-8
+
+APPENV := env -u LANGUAGE LANG=$(APP_LANG) LC_ALL=$(APP_LANG)
+# Tools the set-up installs: bin/livekit-server for the live media tests.
+export PATH := $(CURDIR)/bin:$(PATH)
+export LIVEKIT_SERVER ?= $(CURDIR)/bin/livekit-server
+export FUZZTIME BENCH BENCHFLAGS
+
+PHASE := scripts/phase.sh
+APP := build/aimdesk
+
+.PHONY: help setup build demo vet gotest smoke test bench fuzz package clean distclean
+
+help: ## list targets and variables
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-10s %s\n", $$1, $$2 }'
+	@echo
+	@echo "  variables: GOTESTFLAGS TEST_TIMEOUT BUILDFLAGS FUZZTIME BENCH BENCHFLAGS APP_LANG"
+
+setup: ## install missing Debian packages, locale, livekit-server, Go modules
+	@$(PHASE) setup scripts/setup.sh
+
+build: ## build build/aimdesk (a debug build: Fyne's thread checks stay on)
+	@$(PHASE) build $(GO) build $(BUILDFLAGS) -o $(APP) .
+
+demo: setup build ## open the app with the embedded reference agent
+	$(APPENV) ./$(APP) --demo
+
+vet: ## go vet ./...
+	@$(PHASE) vet $(GO) vet ./...
+
+gotest: ## go test -race ./... (GOTESTFLAGS, TEST_TIMEOUT)
+	@$(PHASE) "go test -race" $(APPENV) $(GO) test -race -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) ./...
+
+smoke: build ## run build/aimdesk --demo under Xvfb, screenshot to build/screenshots/
+	@$(PHASE) smoke env SMOKE_LANG=$(APP_LANG) scripts/smoke.sh $(APP)
+
+# The steps run in this order even under make -j.
+test: ## setup, vet, go test -race, then the smoke test
+	@$(MAKE) setup
+	@$(MAKE) vet
+	@$(MAKE) gotest
+	@$(MAKE) smoke
+
+bench: setup ## run benchmarks; write docs/benchmarks.md (BENCH, BENCHFLAGS)
+	@$(PHASE) bench $(APPENV) scripts/bench.sh
+
+fuzz: setup ## run every fuzz target for FUZZTIME each
+	@$(PHASE) fuzz $(APPENV) scripts/fuzz.sh
+
+package: setup ## release build into build/aimdesk-VERSION-linux-ARCH.tar.xz
+	@$(PHASE) package scripts/package.sh
+
+clean: ## remove build outputs (build/)
+	rm -rf build
+	rm -f aimdesk aimdesk.tar.xz
+
+distclean: clean ## also remove the installed tools (bin/)
+	rm -rf bin

@@ -1,0 +1,356 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"aimdesk/app/a2a"
+	"aimdesk/app/store"
+)
+
+// AgentStatus is how the app's connection to an agent stands.
+type AgentStatus string
+
+// Agent statuses.
+const (
+	AgentConnecting AgentStatus = "connecting"
+	AgentReady      AgentStatus = "ready"
+	AgentOffline    AgentStatus = "offline" // card could not be fetched; the stored one is shown
+)
+
+// ErrPlainHTTP: an agent off this machine must use HTTPS unless the user
+// allows plain HTTP for it.
+var ErrPlainHTTP = errors.New("app: agents on other machines must use https (allow plain HTTP for this agent to override)")
+
+// Agent is what the UI shows of an agent.
+type Agent struct {
+	ID             string
+	URL            string // what the user typed
+	CardURL        string // where the card was read
+	Name           string
+	Card           *a2a.AgentCard // nil until the card was read once; read-only
+	Interface      a2a.AgentInterface
+	AIM            bool // the AIM dialect applies
+	Status         AgentStatus
+	Error          string // why the agent is offline
+	Demo           bool
+	AllowPlainHTTP bool
+}
+
+type agentState struct {
+	rec    store.Agent
+	card   *a2a.AgentCard
+	iface  a2a.AgentInterface
+	client *a2a.Client
+	status AgentStatus
+	err    string
+}
+
+func (a *agentState) view() Agent {
+	return Agent{ID: a.rec.ID, URL: a.rec.URL, CardURL: a.rec.CardURL, Name: a.rec.Name, Card: a.card,
+		Interface: a.iface, AIM: a.card != nil && a.card.IsAIM(), Status: a.status, Error: a.err,
+		Demo: a.rec.ID == DemoAgentID, AllowPlainHTTP: a.rec.AllowPlainHTTP}
+}
+
+func (c *Core) agentListLocked() []Agent {
+	out := make([]Agent, 0, len(c.order))
+	for _, id := range c.order {
+		out = append(out, c.agents[id].view())
+	}
+	return out
+}
+
+func (c *Core) publishAgents() {
+	c.mu.Lock()
+	list := c.agentListLocked()
+	c.mu.Unlock()
+	c.publish(Event{Agents: list})
+}
+
+// Agents returns the agents in display order.
+func (c *Core) Agents() []Agent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.agentListLocked()
+}
+
+// Agent returns one agent.
+func (c *Core) Agent(id string) (Agent, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := c.agents[id]
+	if a == nil {
+		return Agent{}, ErrUnknownAgent
+	}
+	return a.view(), nil
+}
+
+func (c *Core) loadAgents(ctx context.Context) error {
+	recs, err := c.st.Agents(ctx)
+	if err != nil {
+		return fmt.Errorf("app: load agents: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range recs {
+		a := &agentState{rec: r, status: AgentConnecting}
+		if len(r.Card) > 0 {
+			if card, err := a2a.ParseAgentCard(r.Card); err == nil {
+				a.card = card
+			}
+		}
+		c.agents[r.ID] = a
+		c.order = append(c.order, r.ID)
+	}
+	return nil
+}
+
+func (c *Core) ensureDemoAgent(ctx context.Context, u string) error {
+	c.mu.Lock()
+	a := c.agents[DemoAgentID]
+	c.mu.Unlock()
+	rec := store.Agent{ID: DemoAgentID, URL: u, Name: "AIM reference agent", AddedAt: c.now(), UpdatedAt: c.now()}
+	if a != nil {
+		rec = a.rec
+		rec.URL, rec.UpdatedAt = u, c.now()
+	}
+	if err := c.st.PutAgent(ctx, rec); err != nil {
+		return fmt.Errorf("app: demo agent: %w", err)
+	}
+	c.mu.Lock()
+	if a == nil {
+		c.agents[DemoAgentID] = &agentState{rec: rec, status: AgentConnecting}
+		c.order = append([]string{DemoAgentID}, c.order...)
+	} else {
+		a.rec = rec
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// checkAgentURL rejects what is not an http(s) URL, and plain http to
+// another machine unless allowed.
+func checkAgentURL(raw string, allowPlain bool) (string, error) {
+	raw = strings.TrimSpace(raw)
+	if raw != "" && !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("app: %q is not an agent address: type a URL such as https://agent.example.com", raw)
+	}
+	if u.Scheme == "http" && !allowPlain && !isLoopback(u.Hostname()) {
+		return "", ErrPlainHTTP
+	}
+	return u.String(), nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// AddAgent reads the card at u (a base URL or a card URL), and adds the
+// agent. An agent with the same URL is not added twice: the existing one is
+// returned.
+func (c *Core) AddAgent(ctx context.Context, u string, allowPlainHTTP bool) (Agent, error) {
+	norm, err := checkAgentURL(u, allowPlainHTTP)
+	if err != nil {
+		return Agent{}, err
+	}
+	c.mu.Lock()
+	for _, id := range c.order {
+		if c.agents[id].rec.URL == norm {
+			v := c.agents[id].view()
+			c.mu.Unlock()
+			return v, nil
+		}
+	}
+	c.mu.Unlock()
+	rc, err := c.resolver.Resolve(ctx, norm)
+	if err != nil {
+		return Agent{}, err
+	}
+	iface, err := a2a.SelectInterface(rc.Card)
+	if err != nil {
+		return Agent{}, err
+	}
+	if err := checkInterface(iface, allowPlainHTTP); err != nil {
+		return Agent{}, err
+	}
+	now := c.now()
+	rec := store.Agent{ID: uuid.NewString(), URL: norm, CardURL: rc.URL, Card: rc.Raw, Name: rc.Card.Name,
+		AllowPlainHTTP: allowPlainHTTP, AddedAt: now, UpdatedAt: now}
+	c.mu.Lock()
+	rec.Position = len(c.order)
+	c.mu.Unlock()
+	if err := c.st.PutAgent(ctx, rec); err != nil {
+		return Agent{}, fmt.Errorf("app: save agent: %w", err)
+	}
+	a := &agentState{rec: rec}
+	c.setCard(a, rc.Card, iface)
+	c.mu.Lock()
+	c.agents[rec.ID] = a
+	c.order = append(c.order, rec.ID)
+	v := a.view()
+	c.mu.Unlock()
+	c.publishAgents()
+	return v, nil
+}
+
+func checkInterface(iface a2a.AgentInterface, allowPlain bool) error {
+	_, err := checkAgentURL(iface.URL, allowPlain)
+	if err != nil {
+		return fmt.Errorf("app: the card's endpoint %s: %w", iface.URL, err)
+	}
+	return nil
+}
+
+// setCard installs a card and a client for its interface.
+func (c *Core) setCard(a *agentState, card *a2a.AgentCard, iface a2a.AgentInterface) {
+	client := c.newClient(a.rec.ID, card, iface, c.Settings().IdleTimeout)
+	c.mu.Lock()
+	a.card, a.iface, a.client, a.status, a.err = card, iface, client, AgentReady, ""
+	c.mu.Unlock()
+}
+
+// newClient returns a protocol client for an agent's interface.
+func (c *Core) newClient(agentID string, card *a2a.AgentCard, iface a2a.AgentInterface, idle time.Duration) *a2a.Client {
+	return &a2a.Client{Interface: iface, HTTPClient: c.hc, AIM: card != nil && card.IsAIM(), IdleTimeout: idle,
+		Observer: c.observer(agentID)}
+}
+
+// connect (re)reads an agent's card; on failure the stored card keeps the
+// agent usable offline and the error is shown.
+func (c *Core) connect(ctx context.Context, id string) {
+	c.mu.Lock()
+	a := c.agents[id]
+	if a == nil {
+		c.mu.Unlock()
+		return
+	}
+	rec := a.rec
+	a.status = AgentConnecting
+	c.mu.Unlock()
+	c.publishAgents()
+	rc, err := c.resolver.Resolve(ctx, rec.URL)
+	var iface a2a.AgentInterface
+	if err == nil {
+		iface, err = a2a.SelectInterface(rc.Card)
+	}
+	if err == nil {
+		err = checkInterface(iface, rec.AllowPlainHTTP)
+	}
+	if err != nil {
+		c.mu.Lock()
+		a.status, a.err = AgentOffline, err.Error()
+		if a.card != nil && a.client == nil {
+			if i, ierr := a2a.SelectInterface(a.card); ierr == nil {
+				a.iface = i
+				a.client = c.newClient(id, a.card, i, c.settings.IdleTimeout)
+			}
+		}
+		c.mu.Unlock()
+		c.publishAgents()
+		return
+	}
+	if rc.Card.Name != rec.Name || string(rc.Raw) != string(rec.Card) || rc.URL != rec.CardURL {
+		rec.Name, rec.Card, rec.CardURL, rec.UpdatedAt = rc.Card.Name, rc.Raw, rc.URL, c.now()
+		if err := c.st.PutAgent(ctx, rec); err != nil {
+			c.notice(NoticeError, "Could not save %s's card: %v", rec.Name, err)
+		}
+		c.mu.Lock()
+		a.rec = rec
+		c.mu.Unlock()
+	}
+	c.setCard(a, rc.Card, iface)
+	c.publishAgents()
+	c.resumeOpenTasks(ctx, id)
+}
+
+// RefreshAgent reads the agent's card again.
+func (c *Core) RefreshAgent(id string) {
+	c.goBackground(func(ctx context.Context) { c.connect(ctx, id) })
+}
+
+// EditAgent changes an agent's address or plain-HTTP permission and
+// reconnects.
+func (c *Core) EditAgent(ctx context.Context, id, u string, allowPlainHTTP bool) error {
+	norm, err := checkAgentURL(u, allowPlainHTTP)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	a := c.agents[id]
+	if a == nil {
+		c.mu.Unlock()
+		return ErrUnknownAgent
+	}
+	rec := a.rec
+	c.mu.Unlock()
+	rec.URL, rec.AllowPlainHTTP, rec.UpdatedAt = norm, allowPlainHTTP, c.now()
+	if err := c.st.PutAgent(ctx, rec); err != nil {
+		return fmt.Errorf("app: save agent: %w", err)
+	}
+	c.mu.Lock()
+	a.rec = rec
+	c.mu.Unlock()
+	c.RefreshAgent(id)
+	return nil
+}
+
+// RemoveAgent forgets an agent with its conversations and tasks.
+func (c *Core) RemoveAgent(ctx context.Context, id string) error {
+	if err := c.st.DeleteAgent(ctx, id); err != nil {
+		return fmt.Errorf("app: remove agent: %w", err)
+	}
+	c.mu.Lock()
+	delete(c.agents, id)
+	for i, x := range c.order {
+		if x == id {
+			c.order = append(c.order[:i], c.order[i+1:]...)
+			break
+		}
+	}
+	for k, cancel := range c.streams {
+		if strings.HasPrefix(k, id+"/") {
+			cancel()
+		}
+	}
+	for cid, cs := range c.convs {
+		if cs.rec.AgentID == id {
+			delete(c.convs, cid)
+		}
+	}
+	c.mu.Unlock()
+	c.publishAgents()
+	return nil
+}
+
+// client returns the agent's protocol client.
+func (c *Core) client(agentID string) (*a2a.Client, *agentState, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := c.agents[agentID]
+	if a == nil {
+		return nil, nil, ErrUnknownAgent
+	}
+	if a.client == nil {
+		if a.err != "" {
+			return nil, nil, fmt.Errorf("%w: %s", ErrNotConnected, a.err)
+		}
+		return nil, nil, ErrNotConnected
+	}
+	return a.client, a, nil
+}
+

@@ -1,0 +1,5 @@
+//go:build !race
+
+package devagent
+
+const raceEnabled = false

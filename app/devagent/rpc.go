@@ -1,0 +1,259 @@
+package devagent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"aimdesk/app/a2a"
+	"aimdesk/app/sse"
+)
+
+// maxRequestBytes bounds a request body: the AIM schema allows 17 raw
+// parts of 699,052 base64 characters each, about 12 MB.
+const maxRequestBytes = 16 << 20
+
+// call is one decoded JSON-RPC request.
+type call struct {
+	id     json.RawMessage // exactly as received; "null" when unusable
+	method string
+	params json.RawMessage
+	body   []byte // the whole request, for schema validation
+}
+
+var nullID = json.RawMessage("null")
+
+// readCall reads and checks the JSON-RPC 2.0 envelope. On failure it
+// returns the error to answer, with the request's id when it could be read.
+func readCall(r *http.Request) (*call, *a2a.RPCError) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+	if err != nil {
+		return &call{id: nullID}, rpcErrorf(a2a.CodeParseError, "could not read the request body: %v", err)
+	}
+	if len(body) > maxRequestBytes {
+		return &call{id: nullID}, rpcErrorf(a2a.CodeInvalidRequest, "the request is over %d bytes", maxRequestBytes)
+	}
+	c := &call{id: nullID, body: body}
+	if !json.Valid(body) {
+		return c, rpcErrorf(a2a.CodeParseError, "the request body is not valid JSON")
+	}
+	trimmed := bytes.TrimSpace(body)
+	switch trimmed[0] {
+	case '{':
+	case '[':
+		return c, rpcErrorf(a2a.CodeInvalidRequest, "batch requests are not supported: send one JSON-RPC request per HTTP request")
+	default:
+		return c, rpcErrorf(a2a.CodeInvalidRequest, "a JSON-RPC request must be a JSON object")
+	}
+	var env struct {
+		JSONRPC json.RawMessage `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
+		Params  json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(trimmed, &env); err != nil {
+		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request envelope does not decode: %v", err)
+	}
+	switch {
+	case len(env.ID) == 0:
+		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request has no id (JSON-RPC notifications are not supported)")
+	case env.ID[0] == '"' || env.ID[0] == '-' || (env.ID[0] >= '0' && env.ID[0] <= '9'):
+		c.id = env.ID
+	default:
+		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request id must be a string or a number, not %s", env.ID)
+	}
+	if string(env.JSONRPC) != `"2.0"` {
+		return c, rpcErrorf(a2a.CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
+	}
+	if err := json.Unmarshal(env.Method, &c.method); err != nil || c.method == "" {
+		return c, rpcErrorf(a2a.CodeInvalidRequest, `"method" must be a non-empty string`)
+	}
+	c.params = env.Params
+	if len(c.params) == 0 {
+		c.params = json.RawMessage("{}")
+	}
+	return c, nil
+}
+
+// writeResult answers a call with a result encoded from v (a
+// json.RawMessage is sent as is).
+func writeResult(w http.ResponseWriter, id json.RawMessage, v any) {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		b, err := json.Marshal(v)
+		if err != nil {
+			writeError(w, id, rpcErrorf(a2a.CodeInternalError, "could not encode the result: %v", err))
+			return
+		}
+		raw = b
+	}
+	writeResponse(w, &a2a.Response{JSONRPC: "2.0", ID: id, Result: raw})
+}
+
+func writeError(w http.ResponseWriter, id json.RawMessage, e *a2a.RPCError) {
+	if len(id) == 0 {
+		id = nullID
+	}
+	writeResponse(w, &a2a.Response{JSONRPC: "2.0", ID: id, Error: e})
+}
+
+func writeResponse(w http.ResponseWriter, resp *a2a.Response) {
+	b, err := json.Marshal(resp)
+	if err != nil { // an unencodable error.data: send the error without it
+		b, _ = json.Marshal(&a2a.Response{JSONRPC: "2.0", ID: resp.ID,
+			Error: rpcErrorf(a2a.CodeInternalError, "could not encode the response: %v", err)})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
+
+// decodeStrict decodes params into v, refusing unknown fields and trailing
+// data; it stands in for schema validation of the methods the AIM schema
+// does not list.
+func decodeStrict(params json.RawMessage, v any) *a2a.RPCError {
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return rpcErrorf(a2a.CodeInvalidParams, "the params do not decode: %v", err)
+	}
+	if dec.More() {
+		return rpcErrorf(a2a.CodeInvalidParams, "the params are followed by more JSON")
+	}
+	return nil
+}
+
+// requestedExtensions parses the A2A-Extensions header (or the v0.3
+// X-A2A-Extensions) into a list of URIs.
+func requestedExtensions(r *http.Request) []string {
+	var out []string
+	for _, name := range []string{"A2A-Extensions", "X-A2A-Extensions"} {
+		for _, v := range r.Header.Values(name) {
+			for _, u := range strings.Split(v, ",") {
+				if u = strings.TrimSpace(u); u != "" {
+					out = append(out, u)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sleepCtx waits d unless ctx ends first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// plainWriter hides the ResponseWriter's Flush from sse.Writer, so that a
+// stream writer flushes once per batch of queued events rather than once
+// per event.
+type plainWriter struct{ w io.Writer }
+
+func (p plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
+
+// stream writes one JSON-RPC response per event as SSE.
+type stream struct {
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	sw    *sse.Writer
+	id    json.RawMessage
+	buf   []byte
+	count uint64
+}
+
+func startStream(w http.ResponseWriter, id json.RawMessage) *stream {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	return &stream{w: w, rc: http.NewResponseController(w), sw: sse.NewWriter(plainWriter{w}), id: id}
+}
+
+// event frames an encoded result as a JSON-RPC response and writes it.
+func (s *stream) event(result []byte) error {
+	s.count++
+	s.buf = append(s.buf[:0], `{"jsonrpc":"2.0","id":`...)
+	s.buf = append(s.buf, s.id...)
+	s.buf = append(s.buf, `,"result":`...)
+	s.buf = append(s.buf, result...)
+	s.buf = append(s.buf, '}')
+	return s.sw.WriteEvent(strconv.FormatUint(s.count, 10), "", s.buf)
+}
+
+// fail writes a JSON-RPC error as the stream's last event.
+func (s *stream) fail(e *a2a.RPCError) error {
+	b, err := json.Marshal(&a2a.Response{JSONRPC: "2.0", ID: s.id, Error: e})
+	if err != nil {
+		return fmt.Errorf("devagent: encode stream error: %w", err)
+	}
+	s.count++
+	return s.sw.WriteEvent(strconv.FormatUint(s.count, 10), "", b)
+}
+
+func (s *stream) flush() error {
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return fmt.Errorf("devagent: flush stream: %w", err)
+	}
+	return nil
+}
+
+// follow writes the subscriber's events until a final one (a terminal or
+// interrupted status), the client leaving, or the handler closing. It sends
+// a keep-alive comment every keepAlive.
+func (h *Handler) follow(ctx context.Context, s *stream, sub *subscriber) {
+	tick := time.NewTicker(h.cfg.KeepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.ctx.Done():
+			_ = s.fail(rpcErrorf(a2a.CodeInternalError, "%v", trimPrefix(ErrClosed)))
+			_ = s.flush()
+			return
+		case <-tick.C:
+			if s.sw.WriteComment("keep-alive") != nil || s.flush() != nil {
+				return
+			}
+		case <-sub.notify:
+			items, err := sub.take()
+			if err != nil {
+				h.logf("devagent: stream dropped: %v", err)
+				_ = s.fail(rpcErrorf(a2a.CodeInternalError, "%v", trimPrefix(err)))
+				_ = s.flush()
+				return
+			}
+			done := false
+			for _, it := range items {
+				if it.err != nil {
+					_ = s.fail(asRPC(it.err))
+					done = true
+					break
+				}
+				if err := s.event(it.payload); err != nil {
+					return
+				}
+				if it.final {
+					done = true
+					break
+				}
+			}
+			if s.flush() != nil || done {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package app
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"aimdesk/app/a2a"
+	"aimdesk/app/store"
+)
+
+// MessageState is where a message stands.
+type MessageState string
+
+// Message states, as stored.
+const (
+	MessageSending   MessageState = "sending"
+	MessageStreaming MessageState = "streaming"
+	MessageDone      MessageState = "done"
+	MessageFailed    MessageState = "failed"
+)
+
+// Message is one entry of a conversation.
+type Message struct {
+	ID             string
+	ConversationID string
+	Seq            int64
+	Role           a2a.Role
+	Parts          []a2a.Part
+	State          MessageState
+	TaskID         string
+	TaskState      a2a.TaskState // last known state of TaskID
+	StatusText     string        // transient progress words while the agent works
+	Error          string
+	CreatedAt      time.Time
+}
+
+// Text is the message's text parts joined, for titles and search.
+func (m *Message) Text() string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if p.Kind == a2a.PartText {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+func messageFromStore(r store.Message) Message {
+	m := Message{ID: r.ID, ConversationID: r.ConversationID, Seq: r.Seq, Role: a2a.Role(r.Role),
+		State: MessageState(r.State), TaskID: r.TaskID, Error: r.Error, CreatedAt: r.CreatedAt}
+	if len(r.Parts) > 0 {
+		_ = json.Unmarshal(r.Parts, &m.Parts) // parts we stored ourselves; a damaged row shows empty
+	}
+	return m
+}
+
+func messageToStore(m Message) store.Message {
+	parts, _ := json.Marshal(m.Parts)
+	return store.Message{ID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq, Role: string(m.Role), Parts: parts,
+		State: string(m.State), TaskID: m.TaskID, Error: m.Error, CreatedAt: m.CreatedAt, UpdatedAt: time.Now()}
+}
+
+// reply assembles an agent's answer from stream events: artifacts (whose
+// text chunks are appended in place, so a long stream costs linear time),
+// then the final status message, then direct messages.
+type reply struct {
+	msg       Message
+	artifacts []*artifactAcc
+	status    []a2a.Part // parts of the last terminal or interrupted status message
+	direct    []a2a.Part // parts of Message results
+	lastSaved time.Time
+}
+
+type artifactAcc struct {
+	id    string
+	parts []partAcc
+}
+
+type partAcc struct {
+	part a2a.Part
+	text []byte // for text parts: grows with appended chunks
+}
+
+func (r *reply) artifact(id string) *artifactAcc {
+	for _, a := range r.artifacts {
+		if a.id == id {
+			return a
+		}
+	}
+	a := &artifactAcc{id: id}
+	r.artifacts = append(r.artifacts, a)
+	return a
+}
+
+// applyArtifact merges an artifact update.
+func (r *reply) applyArtifact(u *a2a.TaskArtifactUpdateEvent) {
+	a := r.artifact(u.Artifact.ArtifactID)
+	if !u.Append {
+		a.parts = a.parts[:0]
+	}
+	for _, p := range u.Artifact.Parts {
+		n := len(a.parts)
+		if u.Append && p.Kind == a2a.PartText && n > 0 && a.parts[n-1].part.Kind == a2a.PartText {
+			a.parts[n-1].text = append(a.parts[n-1].text, p.Text...)
+			continue
+		}
+		pa := partAcc{part: p}
+		if p.Kind == a2a.PartText {
+			pa.text = append([]byte(nil), p.Text...)
+		}
+		a.parts = append(a.parts, pa)
+	}
+}
+
+// applyTask takes a whole task (first event of a subscription, or a
+// non-streaming result).
+func (r *reply) applyTask(t *a2a.Task) {
+	r.msg.TaskID = t.ID
+	r.artifacts, r.status, r.direct = r.artifacts[:0], r.status[:0], nil
+	for i := range t.Artifacts {
+		r.applyArtifact(&a2a.TaskArtifactUpdateEvent{Artifact: t.Artifacts[i]})
+	}
+	r.applyStatus(t.Status)
+}
+
+func (r *reply) applyStatus(s a2a.TaskStatus) {
+	r.msg.TaskState = s.State
+	r.msg.StatusText = ""
+	if s.Message == nil {
+		return
+	}
+	if s.State.Terminal() || s.State.Interrupted() {
+		r.status = append(r.status[:0], s.Message.Parts...)
+		return
+	}
+	m := Message{Parts: s.Message.Parts}
+	r.msg.StatusText = m.Text()
+}
+
+// snapshot materializes the message with its parts.
+func (r *reply) snapshot() Message {
+	m := r.msg
+	m.Parts = make([]a2a.Part, 0, 4)
+	for _, a := range r.artifacts {
+		for _, p := range a.parts {
+			q := p.part
+			if q.Kind == a2a.PartText {
+				q.Text = string(p.text)
+			}
+			m.Parts = append(m.Parts, q)
+		}
+	}
+	m.Parts = append(m.Parts, r.status...)
+	m.Parts = append(m.Parts, r.direct...)
+	return m
+}

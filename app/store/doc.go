@@ -1,0 +1,54 @@
+// Package store is aimdesk's local history: agents, conversations,
+// messages, tasks, the approval audit log and settings, kept in one SQLite
+// database (pure Go, modernc.org/sqlite) under the user's config directory.
+//
+// # Usage
+//
+//	path, err := store.DefaultPath() // <config dir>/aimdesk/aimdesk.db
+//	st, err := store.Open(ctx, path)
+//	var oe *store.OpenError
+//	switch {
+//	case errors.Is(err, store.ErrDamaged):
+//		// Show oe.Error() and offer to start over:
+//		old, _ := store.MoveAside(path)
+//		st, err = store.Open(ctx, path)
+//	case errors.Is(err, store.ErrLocked), errors.Is(err, store.ErrTooNew):
+//		// Show the message (errors.As(err, &oe)) and quit.
+//	}
+//	defer st.Close()
+//
+// Every error Open returns is an [*OpenError] whose message tells a user
+// what happened and the way out. Errors of the other methods are wrapped
+// with the operation ("store: append message: …") and carry [ErrNotFound]
+// or [ErrDamaged] when those apply.
+//
+// # Schema and migrations
+//
+// The schema version is SQLite's PRAGMA user_version. Open applies the
+// missing steps of an ordered list of migrations, each in its own IMMEDIATE
+// transaction that also bumps user_version, so a crash leaves the database
+// at the last completed version. A database whose version is newer than the
+// list is refused with [ErrTooNew] and left untouched. Migrations are
+// append-only: a released step is never edited, a change is a new step.
+// PRAGMA application_id marks the file as aimdesk's, so a foreign SQLite
+// file is refused as [ErrDamaged] instead of being written into.
+//
+// Times are stored as Unix nanoseconds and come back in the local time
+// zone; JSON (agent cards, message parts, tasks) is stored as TEXT and comes
+// back byte for byte.
+//
+// # Concurrency
+//
+// A Store is safe for concurrent use by multiple goroutines. All writes go
+// through one connection, so they are serialized in Go (no SQLITE_BUSY
+// between the app's own goroutines) and each method's write is one
+// transaction. Reads use a small pool of separate read-only connections and,
+// thanks to WAL, never wait for a writer; a read sees every write that
+// returned before it started. Methods honour ctx: a cancelled ctx interrupts
+// the running statement.
+//
+// One database belongs to one running aimdesk: Open holds an exclusive lock
+// on path+".lock" (flock on Unix, an unshared handle on Windows) until
+// Close, and a second Open of the same path fails at once with [ErrLocked].
+// The lock dies with the process, so a crash never leaves a stale lock.
+package store

@@ -1,0 +1,220 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"aimdesk/app/a2a"
+	"aimdesk/app/aim"
+)
+
+// ListTasks asks the agent for a page of its tasks (newest first, as the
+// agent orders them) and remembers them locally.
+func (c *Core) ListTasks(ctx context.Context, agentID string, req a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	client, _, err := c.client(agentID)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.ListTasks(ctx, &req)
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// GetTask reads a task from the agent (with its history) and stores it.
+func (c *Core) GetTask(ctx context.Context, agentID, taskID string) (*a2a.Task, error) {
+	client, _, err := c.client(agentID)
+	if err != nil {
+		return nil, err
+	}
+	t, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: taskID})
+	if err != nil {
+		return nil, err
+	}
+	c.recordTask(ctx, agentID, *t, "")
+	return t, nil
+}
+
+// CancelTask asks the agent to cancel a task.
+func (c *Core) CancelTask(ctx context.Context, agentID, taskID string) (*a2a.Task, error) {
+	client, _, err := c.client(agentID)
+	if err != nil {
+		return nil, err
+	}
+	t, err := client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: taskID})
+	if err != nil {
+		return nil, err
+	}
+	c.recordTask(ctx, agentID, *t, "")
+	return t, nil
+}
+
+// Resubscribe follows a running task again: its reply in the chat (if the
+// task started there) or a task-only stream for the task panel.
+func (c *Core) Resubscribe(agentID, taskID string) {
+	c.mu.Lock()
+	rp := c.byTask[taskKey(agentID, taskID)]
+	c.mu.Unlock()
+	c.goBackground(func(ctx context.Context) {
+		if rp == nil {
+			if rec, err := c.st.MessageByTask(ctx, taskID); err == nil {
+				t, _ := c.st.Task(ctx, agentID, taskID)
+				rp = c.reopen(agentID, rec, t)
+			}
+		}
+		if rp == nil {
+			c.followTask(ctx, agentID, taskID)
+			return
+		}
+		err := c.resume(ctx, agentID, rp)
+		c.finishReply(ctx, agentID, rp, err)
+	})
+}
+
+// followTask streams a task that has no reply in any conversation, only
+// updating the task list.
+func (c *Core) followTask(ctx context.Context, agentID, taskID string) {
+	client, _, err := c.client(agentID)
+	if err != nil {
+		c.notice(NoticeError, "%v", err)
+		return
+	}
+	var t a2a.Task
+	for ev, err := range client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: taskID}) {
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				c.notice(NoticeError, "Following task %s: %s", taskID, userError(err))
+			}
+			return
+		}
+		switch {
+		case ev.Task != nil:
+			t = *ev.Task
+		case ev.StatusUpdate != nil:
+			if t.ID == "" {
+				t = a2a.Task{ID: ev.StatusUpdate.TaskID, ContextID: ev.StatusUpdate.ContextID}
+			}
+			t.Status = ev.StatusUpdate.Status
+		case ev.ArtifactUpdate != nil:
+			continue
+		}
+		c.recordTask(ctx, agentID, t, "")
+	}
+}
+
+// Pending is what a task waiting for the user asks.
+type Pending struct {
+	AgentID string
+	TaskID  string
+	State   a2a.TaskState
+	// Prompt is the status message's text.
+	Prompt string
+	// Requirement is set for AIM agents (docs/aim-extension.md §1).
+	Requirement *aim.Requirement
+	// Problem says why the requirement cannot be answered as sent (a digest
+	// that does not match, an expired requirement); empty when fine.
+	Problem string
+}
+
+// Pending reads what a task waits for, from the agent.
+func (c *Core) Pending(ctx context.Context, agentID, taskID string) (*Pending, error) {
+	t, err := c.GetTask(ctx, agentID, taskID)
+	if err != nil {
+		return nil, err
+	}
+	if !t.Status.State.Interrupted() {
+		return nil, ErrNoRequirement
+	}
+	p := &Pending{AgentID: agentID, TaskID: taskID, State: t.Status.State}
+	if m := t.Status.Message; m != nil {
+		p.Prompt = (&Message{Parts: m.Parts}).Text()
+		if r, err := aim.FindRequirement(m); err == nil {
+			p.Requirement = r
+			if r.Kind == aim.KindConfirmation {
+				if err := r.VerifyDigest(); err != nil {
+					p.Problem = err.Error()
+				}
+			}
+			if r.Expired(c.now()) {
+				p.Problem = "The request expired; ask the agent again."
+			}
+		}
+	}
+	return p, nil
+}
+
+// AnswerTask answers a task that asked for input: ContinueTask with the
+// requirement's id, version and digest for AIM agents, a message carrying
+// the task id for other A2A agents. The answer and the agent's reply appear
+// in the conversation convID.
+func (c *Core) AnswerTask(ctx context.Context, convID, agentID, taskID, text string) error {
+	p, err := c.Pending(ctx, agentID, taskID)
+	if err != nil {
+		return err
+	}
+	m := Message{ID: uuid.NewString(), ConversationID: convID, Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)},
+		State: MessageSending, CreatedAt: c.now(), TaskID: taskID}
+	rec := messageToStore(m)
+	if err := c.st.AppendMessage(ctx, &rec); err != nil {
+		return fmt.Errorf("app: save message: %w", err)
+	}
+	m.Seq = rec.Seq
+	c.publish(Event{Message: &MessageChange{ConversationID: convID, Message: m, New: true}})
+	if p.Requirement == nil {
+		c.goBackground(func(bg context.Context) { c.deliver(bg, agentID, m, taskID) })
+		return nil
+	}
+	if p.Requirement.Kind != aim.KindInput {
+		err := errors.New("this task asks for an approval: answer it in the approval dialog")
+		c.failUser(ctx, m, err)
+		return err
+	}
+	if p.Problem != "" {
+		err := errors.New(p.Problem)
+		c.failUser(ctx, m, err)
+		return err
+	}
+	c.goBackground(func(bg context.Context) { c.continueTask(bg, agentID, m, taskID, p.Requirement) })
+	return nil
+}
+
+// continueTask sends ContinueTask and follows the task to its next stop.
+func (c *Core) continueTask(ctx context.Context, agentID string, m Message, taskID string, r *aim.Requirement) {
+	client, _, err := c.client(agentID)
+	if err != nil {
+		c.failUser(ctx, m, err)
+		return
+	}
+	cs, err := c.conv(ctx, m.ConversationID)
+	if err != nil {
+		c.failUser(ctx, m, err)
+		return
+	}
+	c.mu.Lock()
+	contextID := cs.rec.ContextID
+	c.mu.Unlock()
+	if r.ActionDigest == "" {
+		c.failUser(ctx, m, errors.New("the agent's request carries no action digest, so it cannot be answered"))
+		return
+	}
+	req := &a2a.ContinueTaskRequest{ID: taskID, RequirementID: r.RequirementID, ExpectedVersion: r.Version, ActionDigest: r.ActionDigest,
+		Message: a2a.Message{MessageID: m.ID, Role: a2a.RoleUser, TaskID: taskID, ContextID: contextID, Parts: m.Parts}}
+	resp, err := client.ContinueTask(ctx, req)
+	if err != nil {
+		c.failUser(ctx, m, err)
+		return
+	}
+	m.State = MessageDone
+	c.saveMessage(ctx, m)
+	c.publish(Event{Message: &MessageChange{ConversationID: m.ConversationID, Message: m}})
+	rp := c.newReply(agentID, m.ConversationID)
+	err = c.apply(ctx, agentID, rp, &a2a.StreamResponse{Task: resp.Task, Message: resp.Message})
+	if err == nil && resp.Task != nil && !resp.Task.Status.State.Terminal() && !resp.Task.Status.State.Interrupted() {
+		err = c.resume(ctx, agentID, rp)
+	}
+	c.finishReply(ctx, agentID, rp, err)
+}
