@@ -353,4 +353,3 @@ func (c *Core) client(agentID string) (*a2a.Client, *agentState, error) {
 	}
 	return a.client, a, nil
 }
-

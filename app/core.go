@@ -65,8 +65,8 @@ type Core struct {
 	convs    map[string]*convState
 	settings Settings
 	streams  map[string]context.CancelFunc // by taskKey
-	replies  map[string]*reply              // live replies by message id
-	byTask   map[string]*reply              // live replies by taskKey
+	replies  map[string]*reply             // live replies by message id
+	byTask   map[string]*reply             // live replies by taskKey
 }
 
 // New loads the stored state and starts background work: refreshing agent

@@ -102,9 +102,12 @@ func (r *reply) applyArtifact(u *a2a.TaskArtifactUpdateEvent) {
 	if !u.Append {
 		a.parts = a.parts[:0]
 	}
+	// Adjacent text parts of one artifact are one document: a streamed
+	// answer arrives as many chunks (append) and a task read later holds
+	// them as many parts; both must read the same.
 	for _, p := range u.Artifact.Parts {
 		n := len(a.parts)
-		if u.Append && p.Kind == a2a.PartText && n > 0 && a.parts[n-1].part.Kind == a2a.PartText {
+		if p.Kind == a2a.PartText && n > 0 && a.parts[n-1].part.Kind == a2a.PartText {
 			a.parts[n-1].text = append(a.parts[n-1].text, p.Text...)
 			continue
 		}

@@ -183,6 +183,14 @@ func (c *Core) finishReply(ctx context.Context, agentID string, rp *reply, strea
 		c.dropReply(rp)
 		return
 	}
+	if c.ctx.Err() != nil && rp.msg.TaskID != "" && !rp.msg.TaskState.Terminal() {
+		// The app is quitting: keep the reply "streaming" so the next start
+		// catches up on the task.
+		snap := rp.snapshot()
+		c.mu.Unlock()
+		c.saveMessage(context.WithoutCancel(ctx), snap)
+		return
+	}
 	rp.msg.State = MessageDone
 	rp.msg.StatusText = ""
 	if streamErr != nil && !errors.Is(streamErr, context.Canceled) {
