@@ -236,14 +236,31 @@ func (c *Core) Send(ctx context.Context, convID, text string, files []Attachment
 		}
 		parts = append(parts, a2a.FilePart(f.Name, mt, f.Data))
 	}
-	m := Message{ID: uuid.NewString(), ConversationID: convID, Role: a2a.RoleUser, Parts: parts, State: MessageSending, CreatedAt: c.now()}
+	c.retitle(ctx, cs, text, files)
+	return c.sendParts(ctx, cs, parts)
+}
+
+// SendParts sends a message made of the given parts, such as the data part
+// of an A2UI action, in a conversation.
+func (c *Core) SendParts(ctx context.Context, convID string, parts []a2a.Part) (Message, error) {
+	if len(parts) == 0 {
+		return Message{}, ErrNothingToSend
+	}
+	cs, err := c.conv(ctx, convID)
+	if err != nil {
+		return Message{}, err
+	}
+	return c.sendParts(ctx, cs, parts)
+}
+
+func (c *Core) sendParts(ctx context.Context, cs *convState, parts []a2a.Part) (Message, error) {
+	m := Message{ID: uuid.NewString(), ConversationID: cs.rec.ID, Role: a2a.RoleUser, Parts: parts, State: MessageSending, CreatedAt: c.now()}
 	rec := messageToStore(m)
 	if err := c.st.AppendMessage(ctx, &rec); err != nil {
 		return Message{}, fmt.Errorf("app: save message: %w", err)
 	}
 	m.Seq = rec.Seq
-	c.publish(Event{Message: &MessageChange{ConversationID: convID, Message: m, New: true}})
-	c.retitle(ctx, cs, text, files)
+	c.publish(Event{Message: &MessageChange{ConversationID: cs.rec.ID, Message: m, New: true}})
 	c.goBackground(func(bg context.Context) { c.deliver(bg, cs.rec.AgentID, m, "") })
 	return m, nil
 }
