@@ -3,15 +3,21 @@ package a2ui
 import (
 	"fmt"
 	"testing"
+
+	"aimdesk/a2ui/catalog"
 )
 
 // BenchmarkBuild1000RowList builds a surface whose List template expands to
 // 1,000 rows (3 nodes per row).
 func BenchmarkBuild1000RowList(b *testing.B) {
 	payload := []byte(listPayload(1000))
+	reg, err := catalog.NewBasicRegistry() // loaded once, as the app does
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
-		p := newTestProcessor(b)
+		p := newTestProcessor(b, WithCatalogs(reg))
 		r := p.Process("a", payload)
 		if r.Err() != nil {
 			b.Fatal(r.Err())

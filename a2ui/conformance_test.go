@@ -176,19 +176,24 @@ func confProcessor(t *testing.T, root string, c confCase, withChecker bool) *Pro
 		if cs, ok := c.Catalog["catalogSchema"].(map[string]any); ok {
 			src = cs
 		}
-		if _, ok := src["catalogId"]; ok {
-			v := confVersion(c)
-			if v == "" {
-				v = V09
+		v := confVersion(c)
+		if v == "" {
+			v = V09
+		}
+		_, hasID := src["catalogId"]
+		if hasID || v == V08 {
+			id := ""
+			if v == V08 { // the case's catalog is the renderer's v0.8 catalog
+				id = catalog.BasicV08
 			}
-			cat, err := catalog.FromJSON(src, v, "")
+			cat, err := catalog.FromJSON(src, v, id)
 			if err != nil {
 				t.Fatal(err)
 			}
 			reg.Register(cat)
 		}
 	}
-	opts := []Option{WithCatalogs(reg), WithStrict(c.StrictMode || withChecker)}
+	opts := []Option{WithCatalogs(reg), WithStrict(c.StrictMode)}
 	if c.StrictMode || withChecker {
 		opts = append(opts, WithSchemaChecker(schema.NewChecker()))
 	}
@@ -570,7 +575,13 @@ func findNode(s *Surface, key string) *Node {
 }
 
 func runValidate(t *testing.T, root string, c confCase) {
-	p := confProcessor(t, root, c, true)
+	// Cases expecting errors run strict (schemas + topology as errors);
+	// the others process leniently, as the app does.
+	strict := c.ExpectError != nil || c.StrictMode
+	for _, st := range c.Steps {
+		strict = strict || st.ExpectError != nil
+	}
+	p := confProcessor(t, root, c, strict)
 	var lastErr error
 	for i, st := range c.Steps {
 		payload := st.Messages
@@ -630,7 +641,9 @@ func validateEnvelopes(c confCase, payload any) error {
 // rpcFixtures are the stand-in renderer functions the rpc suite's cases
 // name (their results are the suite's fixtures).
 var rpcFixtures = map[string]func(*functions.Invocation) (any, error){
-	"playMedia":       func(*functions.Invocation) (any, error) { return map[string]any{"playing": true, "timestamp": 0.0}, nil },
+	"playMedia": func(*functions.Invocation) (any, error) {
+		return map[string]any{"playing": true, "timestamp": 0.0}, nil
+	},
 	"openExternalUrl": func(*functions.Invocation) (any, error) { return map[string]any{"opened": true}, nil },
 	"failingFunction": func(*functions.Invocation) (any, error) { return nil, errors.New("boom") },
 }

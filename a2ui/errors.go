@@ -3,6 +3,8 @@ package a2ui
 import (
 	"errors"
 	"fmt"
+
+	"aimdesk/a2ui/functions"
 )
 
 // Sentinel errors. Errors returned by the package wrap one of these (test
@@ -96,7 +98,7 @@ func perr(cat ErrorCategory, code ErrorCode, sentinel error, surface, path, form
 // cannot compile, …). Strict processors turn the structural ones into
 // errors.
 type Diagnostic struct {
-	Severity    string // "warning" or "error"
+	Severity    functions.Severity // SeverityWarning or SeverityError
 	ComponentID string
 	Path        string
 	Message     string

@@ -112,7 +112,7 @@ func TestExamplesReplay(t *testing.T) {
 			var b strings.Builder
 			for _, s := range p.Surfaces() {
 				for _, d := range s.Diagnostics() {
-					if d.Severity == "error" {
+					if d.Severity == functions.SeverityError {
 						t.Errorf("diagnostic: %s", d)
 					}
 				}

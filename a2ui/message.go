@@ -148,7 +148,7 @@ func DecodeMessage(raw any, index int) (*Message, error) {
 		return nil, e
 	}
 	if len(found) > 1 {
-		e := msgErr(index, "", "/"+string(found[1]), "Message contains multiple update types (multiple conflicting update actions: %v)", found)
+		e := msgErr(index, "", "/"+string(found[1]), "Message contains multiple update types (%s and %s). Message contains multiple conflicting update actions; send one per message.", found[0], found[1])
 		e.Err = ErrMultipleActions
 		return nil, e
 	}

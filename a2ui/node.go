@@ -250,7 +250,7 @@ func (n *Node) Checks() CheckState {
 		var vr functions.ValidationResult
 		if err != nil {
 			vr = functions.ValidationResult{Valid: false, Code: "CHECK_ERROR", Message: err.Error(), Severity: functions.SeverityError}
-			n.s.addDiag(Diagnostic{Severity: "warning", ComponentID: n.comp.ID, Path: "/checks/" + itoa(i), Message: err.Error(), Err: err})
+			n.s.addDiag(Diagnostic{Severity: functions.SeverityWarning, ComponentID: n.comp.ID, Path: "/checks/" + itoa(i), Message: err.Error(), Err: err})
 		} else {
 			vr = functions.AsValidationResult(v)
 		}

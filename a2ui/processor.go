@@ -51,12 +51,12 @@ func WithFunctions(r *functions.Registry) Option { return func(p *Processor) { p
 func WithLimits(l Limits) Option { return func(p *Processor) { p.limits = l } }
 
 // WithStrict turns structural problems (missing root, cycles, dangling
-// references, orphans) into errors that reject the update, and runs the
-// SchemaChecker (if any) on every component and theme.
+// references, orphans) into errors that reject the update.
 func WithStrict(strict bool) Option { return func(p *Processor) { p.strict = strict } }
 
-// WithSchemaChecker validates messages, components and themes with JSON
-// schemas (see package aimdesk/a2ui/schema).
+// WithSchemaChecker validates every message envelope, component and theme
+// with JSON schemas (see package aimdesk/a2ui/schema); failures reject the
+// message.
 func WithSchemaChecker(c SchemaChecker) Option { return func(p *Processor) { p.checker = c } }
 
 // WithClock sets the clock used for action timestamps.
@@ -247,7 +247,7 @@ func (p *Processor) ProcessValue(agentID string, v any) *Result {
 			e.Err = ErrUnsupportedVer
 			err = e
 		}
-		if err == nil && p.checker != nil && p.strict {
+		if err == nil && p.checker != nil {
 			if cerr := p.checker.CheckMessage(msg.Version, msg.Raw); cerr != nil {
 				e := msgErr(i, msg.SurfaceID, "", "%v", cerr)
 				e.Err = fmt.Errorf("%w: %w", ErrValidation, cerr)
@@ -375,7 +375,7 @@ func (p *Processor) createSurface(agentID string, m *Message, cs *changeSet) err
 	catID, _ := b["catalogId"].(string)
 	cat, catOK := p.catalogs.Resolve(catID, m.Version)
 	theme, _ := b["theme"].(map[string]any)
-	if theme != nil && catOK && p.strict && p.checker != nil {
+	if theme != nil && catOK && p.checker != nil {
 		if err := p.checker.CheckTheme(cat, theme); err != nil {
 			return &ProtocolError{Category: CategoryValidation, Code: CodeValidationFailed, SurfaceID: m.SurfaceID, Index: -1, Path: "/createSurface/theme",
 				Message: fmt.Sprintf("Validation failed for theme on surface '%s': %v", m.SurfaceID, err), Err: fmt.Errorf("%w: %w", ErrValidation, err)}
@@ -518,7 +518,7 @@ func (p *Processor) applyComponents(s *Surface, m *Message, comps []any, base st
 			}
 			c.Type = old.Type
 		}
-		if p.strict && p.checker != nil {
+		if p.checker != nil {
 			cat := s.catalog
 			if c.CatalogID != "" {
 				if cc, ok := p.catalogs.Resolve(c.CatalogID, s.version); ok {

@@ -7,6 +7,7 @@ import (
 
 	"aimdesk/a2ui/catalog"
 	"aimdesk/a2ui/datamodel"
+	"aimdesk/a2ui/functions"
 )
 
 // Surface is one agent-drawn UI: its components, data model and the tree of
@@ -111,7 +112,7 @@ func (s *Surface) warnFunc(n *Node) func(error) {
 		if n != nil {
 			id = n.comp.ID
 		}
-		s.addDiag(Diagnostic{Severity: "warning", ComponentID: id, Message: err.Error(), Err: err})
+		s.addDiag(Diagnostic{Severity: functions.SeverityWarning, ComponentID: id, Message: err.Error(), Err: err})
 	}
 }
 
@@ -219,10 +220,17 @@ func (s *Surface) rebuild(ch *surfaceChange) {
 	s.diags = s.diags[:0]
 	s.root = nil
 	if s.rendering {
-		if _, ok := s.comps[s.rootID]; ok {
-			s.root = s.expand(bs, nil, s.rootID, "", -1, 0, "")
-		} else if len(s.comps) > 0 {
-			s.addDiag(Diagnostic{Severity: "warning", ComponentID: s.rootID, Message: "Missing root component " + s.rootID, Err: ErrMissingRoot})
+		rootID := s.rootID
+		if _, ok := s.comps[rootID]; !ok && len(s.comps) > 0 {
+			if alt := s.soleTopLevel(); alt != "" {
+				s.addDiag(Diagnostic{Severity: functions.SeverityWarning, ComponentID: alt, Message: fmt.Sprintf("no component %q; using the only top-level component %q as root", rootID, alt), Err: ErrMissingRoot})
+				rootID = alt
+			} else {
+				s.addDiag(Diagnostic{Severity: functions.SeverityWarning, ComponentID: rootID, Message: "Missing root component " + rootID, Err: ErrMissingRoot})
+			}
+		}
+		if _, ok := s.comps[rootID]; ok {
+			s.root = s.expand(bs, nil, rootID, "", -1, 0, "")
 		}
 		s.reportOrphans()
 	}
@@ -236,6 +244,27 @@ func (s *Surface) rebuild(ch *surfaceChange) {
 			}
 		}
 	}
+}
+
+// soleTopLevel returns the only component no other references, if there
+// is exactly one (agents that do not name their root "root").
+func (s *Surface) soleTopLevel() string {
+	referenced := map[string]bool{}
+	for _, c := range s.comps {
+		for _, r := range s.childRefs(c) {
+			referenced[r.id] = true
+		}
+	}
+	found := ""
+	for id := range s.comps {
+		if !referenced[id] {
+			if found != "" {
+				return ""
+			}
+			found = id
+		}
+	}
+	return found
 }
 
 func sameNodes(a, b []*Node) bool {
@@ -272,7 +301,7 @@ func (s *Surface) reportOrphans() {
 	}
 	sort.Strings(orphans)
 	for _, id := range orphans {
-		s.addDiag(Diagnostic{Severity: "warning", ComponentID: id, Message: "Orphaned component " + id + " is not reachable from root", Err: ErrOrphan})
+		s.addDiag(Diagnostic{Severity: functions.SeverityWarning, ComponentID: id, Message: "Orphaned component " + id + " is not reachable from root", Err: ErrOrphan})
 	}
 }
 
@@ -297,20 +326,20 @@ func (s *Surface) expand(bs *buildState, parent *Node, id, scope string, index, 
 	}
 	c, ok := s.comps[id]
 	if !ok {
-		s.addDiag(Diagnostic{Severity: "warning", ComponentID: parentID, Message: fmt.Sprintf("Dangling reference: %s references missing component %s", parentID, id), Err: ErrDanglingRef})
+		s.addDiag(Diagnostic{Severity: functions.SeverityWarning, ComponentID: parentID, Message: fmt.Sprintf("Dangling reference: %s references missing component %s", parentID, id), Err: ErrDanglingRef})
 		return nil
 	}
 	if bs.stack[id] {
-		s.addDiag(Diagnostic{Severity: "error", ComponentID: id, Message: fmt.Sprintf("Circular reference detected: %s is its own ancestor (via %s)", id, parentID), Err: ErrCycle})
+		s.addDiag(Diagnostic{Severity: functions.SeverityError, ComponentID: id, Message: fmt.Sprintf("Circular reference detected: %s is its own ancestor (via %s)", id, parentID), Err: ErrCycle})
 		return nil
 	}
 	if depth > lim.MaxDepth {
-		s.addDiag(Diagnostic{Severity: "error", ComponentID: id, Message: fmt.Sprintf("tree deeper than %d levels", lim.MaxDepth), Err: ErrLimit})
+		s.addDiag(Diagnostic{Severity: functions.SeverityError, ComponentID: id, Message: fmt.Sprintf("tree deeper than %d levels", lim.MaxDepth), Err: ErrLimit})
 		return nil
 	}
 	if len(s.nodes) >= lim.MaxNodes {
 		if len(s.nodes) == lim.MaxNodes {
-			s.addDiag(Diagnostic{Severity: "error", ComponentID: id, Message: fmt.Sprintf("more than %d component instances", lim.MaxNodes), Err: ErrLimit})
+			s.addDiag(Diagnostic{Severity: functions.SeverityError, ComponentID: id, Message: fmt.Sprintf("more than %d component instances", lim.MaxNodes), Err: ErrLimit})
 		}
 		return nil
 	}
@@ -463,6 +492,12 @@ func (s *Surface) validateGraph(strict bool) []*ProtocolError {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	if strict {
+		if _, ok := s.comps[s.rootID]; !ok && len(s.comps) > 0 {
+			add(ErrMissingRoot, CodeValidationFailed, "", "/components", "Missing root component '%s'", s.rootID)
+			return errs
+		}
+	}
 	// Composition constraints are declared by catalogs: always enforced.
 	for _, id := range ids {
 		c := s.comps[id]
@@ -482,11 +517,25 @@ func (s *Surface) validateGraph(strict bool) []*ProtocolError {
 			}
 		}
 	}
-	if !strict {
-		return errs
+	// @index only makes sense inside a template (checked for components
+	// attached to the root; others may still get a template parent).
+	templated := map[string]bool{}
+	for _, id := range ids {
+		for _, r := range s.childRefs(s.comps[id]) {
+			if r.template && !templated[r.id] {
+				templated[r.id] = true
+				s.markTemplateSubtree(r.id, templated, 0)
+			}
+		}
 	}
-	if _, ok := s.comps[s.rootID]; !ok && len(s.comps) > 0 {
-		add(ErrMissingRoot, CodeValidationFailed, "", "/components", "Missing root component '%s'", s.rootID)
+	attached := map[string]bool{s.rootID: true}
+	s.markTemplateSubtree(s.rootID, attached, 0)
+	for _, id := range ids {
+		if attached[id] && !templated[id] && usesIndex(s.comps[id].Props, 0) {
+			add(functions.ErrIndexOutsideTemplate, CodeValidationFailed, id, "/components/"+id, "Component '%s': %s", id, functions.ErrIndexOutsideTemplate.Error())
+		}
+	}
+	if !strict {
 		return errs
 	}
 	// Cycles (iterative colouring DFS).
@@ -531,6 +580,34 @@ func (s *Surface) validateGraph(strict bool) []*ProtocolError {
 		}
 	}
 	return errs
+}
+
+// usesIndex reports whether props call @index (directly or in a
+// formatString template).
+func usesIndex(v any, depth int) bool {
+	if depth > 32 {
+		return false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if c, _ := x["call"].(string); c == "@index" {
+			return true
+		}
+		for _, e := range x {
+			if usesIndex(e, depth+1) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if usesIndex(e, depth+1) {
+				return true
+			}
+		}
+	case string:
+		return strings.Contains(x, "${@index")
+	}
+	return false
 }
 
 func (s *Surface) constraint(typ, key string) []string {

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -38,9 +37,6 @@ func (v Version) Valid() bool {
 	}
 	return false
 }
-
-// ErrCatalog is the sentinel of catalog errors.
-var ErrCatalog = errors.New("catalog error")
 
 // Catalog is a parsed catalog.
 type Catalog struct {
@@ -97,7 +93,8 @@ func FromJSON(raw map[string]any, version Version, idOverride string) (*Catalog,
 	if c.ID == "" {
 		c.ID, _ = raw["$id"].(string)
 	}
-	if c.ID == "" {
+	v08 := version == V08 || raw["protocolVersion"] == string(V08)
+	if c.ID == "" && !v08 { // v0.8 catalogs may be anonymous (the standard one)
 		return nil, fmt.Errorf("%w: catalog_id must be provided or exist in catalog_schema", ErrCatalog)
 	}
 	if pv, ok := raw["protocolVersion"].(string); ok && Version(pv).Valid() {
@@ -129,6 +126,7 @@ func FromJSON(raw map[string]any, version Version, idOverride string) (*Catalog,
 	} else {
 		c.Theme = map[string]any{}
 	}
+	c.computeSlots()
 	return c, nil
 }
 

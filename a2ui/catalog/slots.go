@@ -34,23 +34,24 @@ type Slot struct {
 // *Child, trigger, content, tabs/tabItems[].child.
 func (c *Catalog) Slots(typ string, props map[string]any) []Slot {
 	if c != nil {
-		if c.slots == nil {
-			c.slots = map[string][]Slot{}
-		}
 		if s, ok := c.slots[typ]; ok {
 			return s
 		}
-		if schema, ok := c.Components[typ]; ok {
-			var s []Slot
-			collectSlots(schema, &s, 0)
-			if len(s) > 0 {
-				s = dedupe(s)
-				c.slots[typ] = s
-				return s
-			}
-		}
 	}
 	return heuristicSlots(props)
+}
+
+// computeSlots fills the slot table from the component schemas (done once
+// by FromJSON, so a Catalog is read-only afterwards).
+func (c *Catalog) computeSlots() {
+	c.slots = map[string][]Slot{}
+	for typ, schema := range c.Components {
+		var s []Slot
+		collectSlots(schema, &s, 0)
+		if len(s) > 0 {
+			c.slots[typ] = dedupe(s)
+		}
+	}
 }
 
 func dedupe(s []Slot) []Slot {

@@ -2,13 +2,9 @@ package datamodel
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 )
-
-// ErrNotContainer reports a write through a scalar.
-var ErrNotContainer = errors.New("datamodel: path goes through a non-container value")
 
 // MaxIndex bounds array indexes a write may create, so that a hostile
 // "/list/999999999" cannot allocate gigabytes.

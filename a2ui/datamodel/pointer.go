@@ -7,9 +7,6 @@ import (
 	"strings"
 )
 
-// ErrInvalidPointer reports a malformed JSON Pointer.
-var ErrInvalidPointer = errors.New("datamodel: invalid JSON pointer")
-
 // Pointer is a parsed JSON Pointer: the unescaped reference tokens.
 // The empty Pointer designates the whole document.
 type Pointer []string

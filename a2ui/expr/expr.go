@@ -1,14 +1,10 @@
 package expr
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 )
-
-// ErrSyntax reports a malformed template or expression.
-var ErrSyntax = errors.New("expr: syntax error")
 
 // Limits applied by Parse.
 const (

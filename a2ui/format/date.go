@@ -1,16 +1,12 @@
 package format
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 )
-
-// ErrBadDate reports a value that cannot be read as a date.
-var ErrBadDate = errors.New("format: not a date")
 
 var dateLayouts = []string{
 	time.RFC3339Nano,

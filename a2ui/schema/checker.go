@@ -47,12 +47,31 @@ func MessageSchema(v catalog.Version) string {
 	return "server_to_client.json"
 }
 
+// envelopeCatalog stands in for catalog.json when only the envelope is
+// checked: any component, function and theme object is accepted (components
+// are checked against their real catalog by CheckComponent).
+var envelopeCatalog = map[string]any{"$defs": map[string]any{
+	"anyComponent": map[string]any{"type": "object", "additionalProperties": true},
+	"anyFunction":  map[string]any{"type": "object", "additionalProperties": true},
+	"theme":        map[string]any{"type": "object", "additionalProperties": true},
+}}
+
 // CheckMessage validates a message envelope against the version's
-// agent-to-renderer schema (with the basic catalog).
+// agent-to-renderer schema. Component and function contents are not
+// checked here (their catalog depends on the surface): see CheckComponent.
 func (c *Checker) CheckMessage(v catalog.Version, msg map[string]any) error {
-	val, err := c.Validator(v, nil)
-	if err != nil {
-		return err
+	key := string(v) + "|envelope"
+	c.mu.Lock()
+	val, ok := c.cache[key]
+	c.mu.Unlock()
+	if !ok {
+		var err error
+		if val, err = New(v, envelopeCatalog); err != nil {
+			return err
+		}
+		c.mu.Lock()
+		c.cache[key] = val
+		c.mu.Unlock()
 	}
 	return val.Validate(MessageSchema(v), msg)
 }
@@ -113,10 +132,18 @@ func instanceFor(schemaDoc any, typ string, comp, props map[string]any) map[stri
 		}
 		out[k] = v
 	}
-	if _, ok := declared["component"]; ok {
+	required := map[string]bool{}
+	if r, ok := sm["required"].([]any); ok {
+		for _, x := range r {
+			if s, ok := x.(string); ok {
+				required[s] = true
+			}
+		}
+	}
+	if _, ok := declared["component"]; ok || required["component"] {
 		out["component"] = typ
 	}
-	if _, ok := declared["id"]; ok {
+	if _, ok := declared["id"]; ok || required["id"] {
 		if id, ok := comp["id"]; ok {
 			out["id"] = id
 		}

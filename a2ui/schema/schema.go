@@ -23,9 +23,6 @@ import (
 
 var printer = message.NewPrinter(language.English)
 
-// ErrInvalid is the sentinel of validation failures.
-var ErrInvalid = errors.New("schema: invalid")
-
 // Detail is one validation failure.
 type Detail struct {
 	// Path is the instance location, dot-separated ("createSurface.surfaceId").

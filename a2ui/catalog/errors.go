@@ -1,0 +1,6 @@
+package catalog
+
+import "errors"
+
+// ErrCatalog is the sentinel of catalog errors.
+var ErrCatalog = errors.New("catalog error")

@@ -1,0 +1,6 @@
+package expr
+
+import "errors"
+
+// ErrSyntax reports a malformed template or expression.
+var ErrSyntax = errors.New("expr: syntax error")
