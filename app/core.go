@@ -59,14 +59,15 @@ type Core struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu       sync.Mutex
-	agents   map[string]*agentState
-	order    []string // agent ids in display order
-	convs    map[string]*convState
-	settings Settings
-	streams  map[string]context.CancelFunc // by taskKey
-	replies  map[string]*reply             // live replies by message id
-	byTask   map[string]*reply             // live replies by taskKey
+	mu        sync.Mutex
+	agents    map[string]*agentState
+	order     []string // agent ids in display order
+	convs     map[string]*convState
+	settings  Settings
+	streams   map[string]context.CancelFunc // by taskKey
+	replies   map[string]*reply             // live replies by message id
+	byTask    map[string]*reply             // live replies by taskKey
+	approvals map[string]*Approval          // by Approval.ID
 }
 
 // New loads the stored state and starts background work: refreshing agent
@@ -89,7 +90,7 @@ func New(ctx context.Context, cfg Config) (*Core, error) {
 	c := &Core{cfg: cfg, st: cfg.Store, hc: hc, resolver: &a2a.CardResolver{HTTPClient: hc},
 		coal: coalescer{every: 16 * time.Millisecond}, console: newConsole(cfg.ConsoleSize),
 		ctx: bg, cancel: cancel, agents: map[string]*agentState{}, convs: map[string]*convState{},
-		streams: map[string]context.CancelFunc{}, replies: map[string]*reply{}, byTask: map[string]*reply{}, settings: DefaultSettings()}
+		streams: map[string]context.CancelFunc{}, replies: map[string]*reply{}, byTask: map[string]*reply{}, approvals: map[string]*Approval{}, settings: DefaultSettings()}
 	if err := c.loadSettings(ctx); err != nil {
 		cancel()
 		return nil, err

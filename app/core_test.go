@@ -412,3 +412,15 @@ func TestSettingsPersist(t *testing.T) {
 		t.Fatalf("settings after restart: %+v", got)
 	}
 }
+
+type hooksT = devagent.Hooks
+
+const (
+	tamperDigest        = devagent.TamperDigest
+	tamperDuplicateKeys = devagent.TamperDuplicateKeys
+	tamperExpired       = devagent.TamperExpired
+)
+
+func devagentHooks() devagent.Hooks { return devagent.Hooks{StepDelay: time.Millisecond} }
+
+const a2aRoleAgent = a2a.RoleAgent

@@ -27,6 +27,9 @@ type Event struct {
 	// Notice is something to tell the user: an error, or a task that
 	// finished or waits for them (see Notice.Attention).
 	Notice *Notice
+	// Approvals is every approval request of the session, pending first,
+	// sent whenever one is raised or decided.
+	Approvals []Approval
 	// Settings is the whole settings, sent when they change.
 	Settings *Settings
 }

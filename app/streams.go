@@ -123,8 +123,14 @@ func (c *Core) apply(ctx context.Context, agentID string, rp *reply, ev *a2a.Str
 	}
 	if ev.Task != nil {
 		c.recordTask(ctx, agentID, *ev.Task, snap.ConversationID)
+		if ev.Task.Status.State.Interrupted() {
+			c.raiseApproval(agentID, snap.ConversationID, ev.Task.ID, ev.Task.Status.Message)
+		}
 	} else if ev.StatusUpdate != nil {
 		c.recordStatus(ctx, agentID, ev.StatusUpdate, snap.ConversationID)
+		if ev.StatusUpdate.Status.State.Interrupted() {
+			c.raiseApproval(agentID, snap.ConversationID, ev.StatusUpdate.TaskID, ev.StatusUpdate.Status.Message)
+		}
 	}
 	return nil
 }
