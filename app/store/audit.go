@@ -60,15 +60,7 @@ func (s *Store) UpdateAuditOutcome(ctx context.Context, id int64, outcome, detai
 // decision, outcome or detail contains it, ignoring ASCII case; % and _ in
 // query are matched literally.
 func (s *Store) Audit(ctx context.Context, query string, limit int) ([]AuditEntry, error) {
-	q := `SELECT ` + auditCols + ` FROM audit`
-	args := []any{}
-	if query != "" {
-		q += ` WHERE agent_name LIKE ?1 ESCAPE '\' OR task_id LIKE ?1 ESCAPE '\' OR requirement_id LIKE ?1 ESCAPE '\'
-	OR decision LIKE ?1 ESCAPE '\' OR outcome LIKE ?1 ESCAPE '\' OR detail LIKE ?1 ESCAPE '\'`
-		args = append(args, "%"+escapeLike(query)+"%")
-	}
-	q += fmt.Sprintf(` ORDER BY time DESC, id DESC LIMIT %d`, sqlLimit(limit))
-	rows, err := s.r.QueryContext(ctx, q, args...)
+	rows, err := s.r.QueryContext(ctx, auditSQL, query, "%"+escapeLike(query)+"%", sqlLimit(limit))
 	if err != nil {
 		return nil, s.fail("audit", err)
 	}
@@ -78,6 +70,12 @@ func (s *Store) Audit(ctx context.Context, query string, limit int) ([]AuditEntr
 	}
 	return out, nil
 }
+
+// auditSQL takes ?1 the query, ?2 its escaped LIKE pattern, ?3 the limit.
+const auditSQL = `SELECT ` + auditCols + ` FROM audit
+WHERE ?1 = '' OR agent_name LIKE ?2 ESCAPE '\' OR task_id LIKE ?2 ESCAPE '\' OR requirement_id LIKE ?2 ESCAPE '\'
+	OR decision LIKE ?2 ESCAPE '\' OR outcome LIKE ?2 ESCAPE '\' OR detail LIKE ?2 ESCAPE '\'
+ORDER BY time DESC, id DESC LIMIT ?3`
 
 // escapeLike makes %, _ and the escape character \ literal in a LIKE
 // pattern that uses ESCAPE '\'.

@@ -6,21 +6,23 @@
 //
 //	path, err := store.DefaultPath() // <config dir>/aimdesk/aimdesk.db
 //	st, err := store.Open(ctx, path)
-//	var oe *store.OpenError
-//	switch {
-//	case errors.Is(err, store.ErrDamaged):
-//		// Show oe.Error() and offer to start over:
-//		old, _ := store.MoveAside(path)
-//		st, err = store.Open(ctx, path)
-//	case errors.Is(err, store.ErrLocked), errors.Is(err, store.ErrTooNew):
-//		// Show the message (errors.As(err, &oe)) and quit.
+//	if errors.Is(err, store.ErrDamaged) || errors.Is(err, store.ErrTooNew) {
+//		// Show err.Error() (it says what happened and what to do) and,
+//		// if the user agrees, start over; the old file is kept:
+//		if _, err = store.MoveAside(path); err == nil {
+//			st, err = store.Open(ctx, path)
+//		}
 //	}
+//	if err != nil { /* ErrLocked, ErrReadOnly, …: show err.Error() and quit */ }
 //	defer st.Close()
+//	msgs, err := st.LastMessages(ctx, convID, 200) // page older ones with Messages
 //
-// Every error Open returns is an [*OpenError] whose message tells a user
-// what happened and the way out. Errors of the other methods are wrapped
-// with the operation ("store: append message: …") and carry [ErrNotFound]
-// or [ErrDamaged] when those apply.
+// Every error Open and MoveAside return is an [*OpenError] whose message
+// tells a user what happened and the way out; errors.Is tells [ErrDamaged],
+// [ErrLocked], [ErrTooNew] and [ErrReadOnly] apart. The other methods wrap
+// their errors with the operation ("store: append message: …") and match
+// [ErrNotFound] or [ErrDamaged] where those apply. Open checks only what it
+// reads; [Store.Check] reads the whole file and can run in the background.
 //
 // # Schema and migrations
 //

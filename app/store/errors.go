@@ -52,14 +52,20 @@ func (e *OpenError) Error() string {
 			"aimdesk can move it aside (the file is kept, renamed to %s.damaged-…) and start with an empty history.",
 			e.Path, filepath.Base(e.Path))
 	case errors.Is(e.Err, ErrLocked):
-		hint = fmt.Sprintf("The aimdesk history at %s is in use by another aimdesk. "+
-			"Close the other aimdesk window, then start aimdesk again.", e.Path)
+		var le *lockedError
+		if errors.As(e.Err, &le) {
+			hint = fmt.Sprintf("The aimdesk history at %s is in use by another aimdesk. "+
+				"Close the other aimdesk window, then start aimdesk again.", e.Path)
+		} else {
+			hint = fmt.Sprintf("The aimdesk history at %s is locked by another program. "+
+				"Close any other aimdesk or database tool using it, then start aimdesk again.", e.Path)
+		}
 	case errors.Is(e.Err, ErrTooNew):
 		hint = fmt.Sprintf("The aimdesk history at %s was written by a newer version of aimdesk. "+
 			"Update aimdesk to open it, or move it aside to start this version with an empty history.", e.Path)
 	case errors.Is(e.Err, ErrReadOnly):
 		hint = fmt.Sprintf("aimdesk cannot write its history at %s. "+
-			"Check that the folder %s exists, is writable by you and its disk is not full or read-only.",
+			"Check that you can write to the folder %s and the files in it, and that its disk is not read-only.",
 			e.Path, filepath.Dir(e.Path))
 	default:
 		hint = fmt.Sprintf("aimdesk could not open its history at %s.", e.Path)
@@ -101,24 +107,35 @@ func classify(err error) error {
 	if err == nil {
 		return nil
 	}
-	var sentinel error
+	var k *kindError
 	switch code := sqliteCode(err); code & 0xff {
 	case sqliteCorrupt, sqliteNotADB:
-		sentinel = ErrDamaged
+		k = &kindError{kind: ErrDamaged, label: "database is damaged"}
 	case sqliteBusy, sqliteLocked:
-		sentinel = ErrLocked
+		k = &kindError{kind: ErrLocked, label: "database is locked"}
 	case sqliteReadOnly, sqlitePerm, sqliteCantOpen:
-		sentinel = ErrReadOnly
+		k = &kindError{kind: ErrReadOnly, label: "database is not writable"}
 	case 0:
 		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
-			sentinel = ErrReadOnly
+			k = &kindError{kind: ErrReadOnly, label: "not writable"}
 		}
 	}
-	if sentinel == nil || errors.Is(err, sentinel) {
+	if k == nil || errors.Is(err, k.kind) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", sentinel, err)
+	k.err = err
+	return k
 }
+
+// kindError is an error that also matches one of the sentinels.
+type kindError struct {
+	kind  error
+	label string
+	err   error
+}
+
+func (e *kindError) Error() string   { return e.label + ": " + e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
 
 // isForeignKey reports a FOREIGN KEY constraint failure: the agent or
 // conversation a record refers to does not exist.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -48,6 +49,8 @@ func putConversation(t testing.TB, s *Store, agentID, id string) Conversation {
 	return c
 }
 
+// appendMessages adds n messages to the conversation through
+// AppendMessage, one transaction each.
 func appendMessages(t testing.TB, s *Store, convID string, n int, parts []byte) {
 	t.Helper()
 	ctx := context.Background()
@@ -56,6 +59,30 @@ func appendMessages(t testing.TB, s *Store, convID string, n int, parts []byte) 
 		if err := s.AppendMessage(ctx, &m); err != nil {
 			t.Fatalf("AppendMessage #%d: %v", i, err)
 		}
+	}
+}
+
+// bulkMessages adds n messages (ids "<convID>-<seq>") to an empty
+// conversation in one transaction: a fast way to build large fixtures.
+func bulkMessages(t testing.TB, s *Store, convID string, n int, parts []byte) {
+	t.Helper()
+	ctx := context.Background()
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages (`+messageCols+`) VALUES (?, ?, ?, 'ROLE_AGENT', ?, 'done', '', '', ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for seq := 1; seq <= n; seq++ {
+			ts := unixNano(at(seq))
+			if _, err := stmt.ExecContext(ctx, fmt.Sprintf("%s-%d", convID, seq), convID, seq, string(parts), ts, ts); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("bulkMessages: %v", err)
 	}
 }
 

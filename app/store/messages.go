@@ -48,19 +48,13 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	}
 	var seq int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		// MAX(seq) is one step down the (conversation_id, seq) index.
-		err := tx.QueryRowContext(ctx, `
-INSERT INTO messages (`+messageCols+`)
-SELECT ?1, ?2, COALESCE(MAX(seq), 0) + 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9
-FROM messages WHERE conversation_id = ?2
-RETURNING seq`,
+		err := tx.StmtContext(ctx, s.stmts.appendMessage).QueryRowContext(ctx,
 			id, m.ConversationID, m.Role, jsonArg(m.Parts), m.State, m.TaskID, m.Error,
 			unixNano(created), unixNano(updated)).Scan(&seq)
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE conversations SET updated_at = MAX(updated_at, ?) WHERE id = ?`,
-			unixNano(created), m.ConversationID)
+		_, err = tx.StmtContext(ctx, s.stmts.touchConversation).ExecContext(ctx, unixNano(created), m.ConversationID)
 		return err
 	})
 	if isForeignKey(err) {
@@ -75,12 +69,12 @@ RETURNING seq`,
 
 // UpdateMessage stores m's Parts, State, TaskID, Error and UpdatedAt (zero
 // means now) on the message with m.ID; the other fields are ignored. The
-// error matches ErrNotFound when there is no such message. The cost does
+// error matches ErrNotFound when there is no such message. It leaves the
+// conversation's UpdatedAt alone. The cost does
 // not depend on the conversation's length, so streaming can call it for
 // every chunk.
 func (s *Store) UpdateMessage(ctx context.Context, m Message) error {
-	res, err := s.w.ExecContext(ctx, `UPDATE messages SET parts = ?, state = ?, task_id = ?, error = ?, updated_at = ? WHERE id = ?`,
-		jsonArg(m.Parts), m.State, m.TaskID, m.Error, unixNano(nowOr(m.UpdatedAt)), m.ID)
+	res, err := s.stmts.updateMessage.ExecContext(ctx, jsonArg(m.Parts), m.State, m.TaskID, m.Error, unixNano(nowOr(m.UpdatedAt)), m.ID)
 	if err != nil {
 		return s.fail("update message "+m.ID, err)
 	}
@@ -107,8 +101,7 @@ func (s *Store) Message(ctx context.Context, id string) (Message, error) {
 // fromSeq, in Seq order; limit <= 0 means all of them. An unknown
 // conversation has no messages.
 func (s *Store) Messages(ctx context.Context, convID string, fromSeq int64, limit int) ([]Message, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+messageCols+` FROM messages
-WHERE conversation_id = ? AND seq >= ? ORDER BY seq LIMIT ?`, convID, fromSeq, sqlLimit(limit))
+	rows, err := s.stmts.messages.QueryContext(ctx, convID, fromSeq, sqlLimit(limit))
 	if err != nil {
 		return nil, s.fail("messages", err)
 	}
@@ -123,8 +116,7 @@ WHERE conversation_id = ? AND seq >= ? ORDER BY seq LIMIT ?`, convID, fromSeq, s
 // Seq order (oldest first); limit <= 0 means all of them. Its cost depends
 // on limit, not on the conversation's length.
 func (s *Store) LastMessages(ctx context.Context, convID string, limit int) ([]Message, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+messageCols+` FROM messages
-WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?`, convID, sqlLimit(limit))
+	rows, err := s.stmts.lastMessages.QueryContext(ctx, convID, sqlLimit(limit))
 	if err != nil {
 		return nil, s.fail("last messages", err)
 	}
@@ -136,14 +128,34 @@ WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?`, convID, sqlLimit(limit))
 	return out, nil
 }
 
-// MessageCount returns how many messages the conversation has.
+// MessageCount returns how many messages the conversation has. Its cost
+// does not depend on the conversation's length.
 func (s *Store) MessageCount(ctx context.Context, convID string) (int64, error) {
 	var n int64
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE conversation_id = ?`, convID).Scan(&n); err != nil {
+	if err := s.stmts.messageCount.QueryRowContext(ctx, convID).Scan(&n); err != nil {
 		return 0, s.fail("message count", err)
 	}
 	return n, nil
 }
+
+// Statements of the message hot paths, prepared once by Open.
+const (
+	// MAX(seq) is one step down the (conversation_id, seq) index.
+	appendMessageSQL = `INSERT INTO messages (` + messageCols + `)
+SELECT ?1, ?2, COALESCE(MAX(seq), 0) + 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9
+FROM messages WHERE conversation_id = ?2
+RETURNING seq`
+	touchConversationSQL = `UPDATE conversations SET updated_at = MAX(updated_at, ?) WHERE id = ?`
+	updateMessageSQL     = `UPDATE messages SET parts = ?, state = ?, task_id = ?, error = ?, updated_at = ? WHERE id = ?`
+	messagesSQL          = `SELECT ` + messageCols + ` FROM messages
+WHERE conversation_id = ? AND seq >= ? ORDER BY seq LIMIT ?`
+	lastMessagesSQL = `SELECT ` + messageCols + ` FROM messages
+WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?`
+	// Seqs are gapless (no message is deleted on its own), so the count is
+	// the largest Seq: one index step instead of a scan. A future
+	// DeleteMessage must change this to count(*).
+	messageCountSQL = `SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?`
+)
 
 func scanMessage(sc scanner) (Message, error) {
 	var m Message

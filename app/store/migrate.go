@@ -26,6 +26,7 @@ func migrations() []migration {
 		{name: "agents, conversations, messages, tasks, settings", up: execSQL(schemaV1)},
 		{name: "approval audit log", up: execSQL(schemaV2)},
 		{name: "indexes for task lists and open tasks", up: execSQL(schemaV3)},
+		{name: "index of messages by task", up: execSQL(schemaV4)},
 	}
 }
 
@@ -117,6 +118,12 @@ const schemaV3 = `
 CREATE INDEX tasks_by_agent ON tasks (agent_id, updated_at);
 CREATE INDEX tasks_open ON tasks (updated_at)
 	WHERE state NOT IN ('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED');
+`
+
+// schemaV4 serves MessageByTask. It is partial (most messages have no
+// task), so the query repeats its WHERE term.
+const schemaV4 = `
+CREATE INDEX messages_by_task ON messages (task_id, created_at, seq) WHERE task_id <> '';
 `
 
 // migrate brings the database on conn to version target (at most

@@ -20,16 +20,17 @@ import (
 // allows itself before reporting ErrLocked.
 const (
 	busyTimeout     = 5 * time.Second
-	openBusyTimeout = 1500 * time.Millisecond
+	openBusyTimeout = time.Second
 	readConns       = 4
 )
 
 // Store is the local history database. Create it with Open.
 type Store struct {
-	path string
-	w    *sql.DB // exactly one connection: every write, in order
-	r    *sql.DB // read-only connections
-	lock *os.File
+	path  string
+	w     *sql.DB // exactly one connection: every write, in order
+	r     *sql.DB // read-only connections
+	lock  *os.File
+	stmts stmts
 
 	closeOnce sync.Once
 	closeErr  error
@@ -99,19 +100,18 @@ func open(ctx context.Context, path string) (_ *Store, err error) {
 	s.r = r
 	s.r.SetMaxOpenConns(readConns)
 	s.r.SetMaxIdleConns(readConns)
-	if err := s.r.PingContext(ctx); err != nil {
+	if err := s.prepareStmts(ctx); err != nil {
 		return nil, classify(err)
 	}
 	return s, nil
 }
 
 // createFile creates path with mode 0600 unless it exists, so SQLite (which
-// would use 0644) and its -wal and -shm files inherit the private mode.
+// would use 0644) and its -wal and -shm files inherit the private mode. It
+// opens the file for writing either way: SQLite would silently fall back
+// to read-only on a file it cannot write.
 func createFile(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		return nil
-	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
@@ -150,8 +150,9 @@ func fileURI(path string) string {
 	return "file://" + r.Replace(p)
 }
 
-// prepare checks what the writer opened is an aimdesk database this build
-// can use, and migrates it, waiting at most openBusyTimeout for locks.
+// prepare checks that what the writer opened is an aimdesk database this
+// build can use, migrates it and takes the write lock once (BEGIN
+// IMMEDIATE), waiting at most openBusyTimeout for another program's locks.
 func (s *Store) prepare(ctx context.Context) error {
 	conn, err := s.w.Conn(ctx)
 	if err != nil {
@@ -161,8 +162,15 @@ func (s *Store) prepare(ctx context.Context) error {
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", openBusyTimeout.Milliseconds())); err != nil {
 		return err
 	}
-	if err := migrate(ctx, conn, len(migrations())); err != nil {
+	if err := migrate(ctx, conn, SchemaVersion()); err != nil {
 		return err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("write probe: %w", err)
+	}
+	if err := tx.Rollback(); err != nil {
+		return fmt.Errorf("write probe: %w", err)
 	}
 	_, err = conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", busyTimeout.Milliseconds()))
 	return err
@@ -171,12 +179,14 @@ func (s *Store) prepare(ctx context.Context) error {
 // Path returns the database file's absolute path.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the database and releases its lock. Pending writes are
-// durable once their method returned; Close checkpoints the WAL into the
-// main file. Calling Close again returns the first result.
+// Close closes the database and releases its lock; it checkpoints the WAL
+// into the main file. A write survives an app crash once its method has
+// returned (with synchronous=NORMAL, a power cut can lose the last
+// moments, never corrupt the file). Calling Close again returns the first
+// result.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		var errs []error
+		errs := []error{s.stmts.close()}
 		if s.r != nil {
 			errs = append(errs, s.r.Close())
 		}
@@ -209,15 +219,16 @@ func (s *Store) Check(ctx context.Context) error {
 		if err := rows.Scan(&line); err != nil {
 			return s.fail("check", err)
 		}
-		if line != "ok" {
-			problems = append(problems, line)
+		if line != "ok" && len(problems) < 5 {
+			problems = append(problems, strings.Join(strings.Fields(line), " "))
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return s.fail("check", err)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("store: check: %w: %s", ErrDamaged, strings.Join(problems, "; "))
+		return fmt.Errorf("store: check: %w", &kindError{kind: ErrDamaged, label: "database is damaged",
+			err: errors.New(strings.Join(problems, "; "))})
 	}
 	return nil
 }

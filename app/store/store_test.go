@@ -231,7 +231,7 @@ func TestOpenCorrupted(t *testing.T) {
 		defer s.Close()
 		putAgent(t, s, "a")
 		putConversation(t, s, "a", "c")
-		appendMessages(t, s, "c", 2000, testParts(300))
+		bulkMessages(t, s, "c", 2000, testParts(300))
 	}()
 	good, err := os.ReadFile(fixture)
 	if err != nil {
@@ -483,4 +483,38 @@ func TestOpenErrorMessages(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpenBusyDatabase has another connection (as another program would)
+// hold the write lock without aimdesk's lock file: Open gives up with
+// ErrLocked after its short busy timeout instead of hanging.
+func TestOpenBusyDatabase(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "aimdesk.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+
+	db := rawDB(t, path)
+	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+
+	start := time.Now()
+	s, err = Open(ctx, path)
+	elapsed := time.Since(start)
+	if err == nil {
+		_ = s.Close()
+		t.Fatal("Open succeeded while another connection held the write lock")
+	}
+	wantIs(t, err, ErrLocked)
+	// openBusyTimeout plus slack for a loaded machine under -race.
+	if elapsed > 3*time.Second {
+		t.Errorf("Open took %v to give up, want about %v", elapsed, openBusyTimeout)
+	}
+	t.Logf("after %v: %v", elapsed.Round(time.Millisecond), err)
 }
