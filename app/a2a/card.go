@@ -88,10 +88,15 @@ func requirementsFromV03(list []map[string][]string) []SecurityRequirement {
 }
 
 // NormalizeVersion reduces a protocol version to major.minor ("0.3.0" → "0.3").
+// The result is a fixed point (NormalizeVersion of it is itself), so a
+// parsed card marshals and parses back to the same card.
 func NormalizeVersion(v string) string {
-	v = strings.TrimPrefix(strings.TrimSpace(v), "v")
+	v = strings.TrimSpace(v)
+	if len(v) > 1 && v[0] == 'v' && v[1] >= '0' && v[1] <= '9' {
+		v = v[1:]
+	}
 	if parts := strings.SplitN(v, ".", 3); len(parts) >= 2 {
-		return parts[0] + "." + parts[1]
+		return strings.TrimSpace(parts[0] + "." + parts[1])
 	}
 	if v == "1" {
 		return Version10

@@ -165,9 +165,9 @@ func TestParseAgentCardV03Mapping(t *testing.T) {
 		t.Errorf("shared fields lost: %+v", c)
 	}
 
-	min := utReadCard(t, "v03-minimal.json")
-	if want := []a2a.AgentInterface{{URL: "http://localhost:9999/", ProtocolBinding: "JSONRPC", ProtocolVersion: "0.3"}}; !reflect.DeepEqual(min.SupportedInterfaces, want) {
-		t.Errorf("a v0.3 card without protocolVersion or preferredTransport: interfaces = %+v, want %+v", min.SupportedInterfaces, want)
+	minimal := utReadCard(t, "v03-minimal.json")
+	if want := []a2a.AgentInterface{{URL: "http://localhost:9999/", ProtocolBinding: "JSONRPC", ProtocolVersion: "0.3"}}; !reflect.DeepEqual(minimal.SupportedInterfaces, want) {
+		t.Errorf("a v0.3 card without protocolVersion or preferredTransport: interfaces = %+v, want %+v", minimal.SupportedInterfaces, want)
 	}
 }
 
@@ -223,6 +223,13 @@ func TestNormalizeVersion(t *testing.T) {
 		{"2", "2"},
 		{"", ""},
 		{"latest", "latest"},
+		// Odd spellings still normalise to a fixed point, so a parsed card
+		// marshals and parses back to the same card.
+		{"1.0\t.1", "1.0"},
+		{"1.0 .0", "1.0"},
+		{"vv1.2", "vv1.2"},
+		{"v 1.0", "v 1.0"},
+		{".", "."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

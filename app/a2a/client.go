@@ -91,6 +91,13 @@ func (c *Client) idle() time.Duration {
 	return DefaultIdleTimeout
 }
 
+func (c *Client) maxResponse() int64 {
+	if c.MaxResponseBytes > 0 {
+		return c.MaxResponseBytes
+	}
+	return DefaultMaxResponseBytes
+}
+
 func (c *Client) observe(t Traffic) {
 	if c.Observer != nil {
 		t.Time = time.Now()
@@ -265,10 +272,7 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 		return err
 	}
 	defer resp.Body.Close()
-	limit := c.MaxResponseBytes
-	if limit <= 0 {
-		limit = DefaultMaxResponseBytes
-	}
+	limit := c.maxResponse()
 	raw, err := io.ReadAll(io.LimitReader(watch.reader(resp.Body), limit+1))
 	if err != nil {
 		return transportError(ctx, method, err)
@@ -288,6 +292,10 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	r, err := DecodeResponse(raw)
 	if err != nil {
 		return fmt.Errorf("a2a: %s: %w", method, err)
+	}
+	// An error about a request the agent could not read carries id null.
+	if gotID := string(bytes.TrimSpace(r.ID)); gotID != id && !(r.Error != nil && gotID == "null") {
+		return fmt.Errorf("a2a: %s: %w: the answer is for request %s, not %s", method, ErrBadResponse, r.ID, id)
 	}
 	if r.Error != nil {
 		r.Error.Method = method
@@ -323,8 +331,19 @@ func (c *Client) decodeResult(method string, raw json.RawMessage, result any) er
 	if c.v03() {
 		return resultFromV03(method, raw, result)
 	}
+	if card, ok := result.(*AgentCard); ok {
+		parsed, err := ParseAgentCard(raw)
+		if err != nil {
+			return err
+		}
+		*card = *parsed
+		return nil
+	}
 	if err := json.Unmarshal(raw, result); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadResponse, err)
+	}
+	if r, ok := result.(*SendMessageResponse); ok && (r.Task == nil) == (r.Message == nil) {
+		return fmt.Errorf("%w: %s result needs exactly one of task and message", ErrBadResponse, method)
 	}
 	return nil
 }
@@ -371,7 +390,7 @@ func (c *Client) Stream(ctx context.Context, method string, params any) iter.Seq
 		if !strings.HasPrefix(ct, "text/event-stream") {
 			// An agent may answer a stream request with one JSON-RPC
 			// response (typically an error): honour it.
-			raw, err := io.ReadAll(io.LimitReader(watch.reader(resp.Body), 1<<20))
+			raw, err := io.ReadAll(io.LimitReader(watch.reader(resp.Body), c.maxResponse()))
 			if err != nil {
 				yield(nil, transportError(ctx, method, err))
 				return

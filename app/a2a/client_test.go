@@ -33,11 +33,9 @@ type utCall struct {
 }
 
 // utAgent is an httptest server whose answers a test scripts. It records
-// every request; handlers that wait should also watch stop, which is
-// closed when the test ends.
+// every request.
 type utAgent struct {
 	*httptest.Server
-	stop  chan struct{}
 	mu    sync.Mutex
 	calls []utCall
 }
@@ -46,7 +44,7 @@ type utHandler func(w http.ResponseWriter, r *http.Request, c utCall)
 
 func utNewAgent(t *testing.T, h utHandler) *utAgent {
 	t.Helper()
-	a := &utAgent{stop: make(chan struct{})}
+	a := &utAgent{}
 	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var c utCall
 		c.Header, c.Path = r.Header.Clone(), r.URL.Path
@@ -60,7 +58,6 @@ func utNewAgent(t *testing.T, h utHandler) *utAgent {
 		h(w, r, c)
 	}))
 	t.Cleanup(a.Close)
-	t.Cleanup(func() { close(a.stop) }) // runs first, so waiting handlers let Close finish
 	return a
 }
 
@@ -78,15 +75,6 @@ func (a *utAgent) call(t *testing.T, i int) utCall {
 		t.Fatalf("agent got %d requests, want at least %d", len(a.calls), i+1)
 	}
 	return a.calls[i]
-}
-
-// wait blocks for d or until the test ends or the client goes away.
-func (a *utAgent) wait(r *http.Request, d time.Duration) {
-	select {
-	case <-time.After(d):
-	case <-r.Context().Done():
-	case <-a.stop:
-	}
 }
 
 func utClient(a *utAgent, version string) *a2a.Client {
@@ -143,7 +131,9 @@ func utSSE(chunks ...string) utHandler {
 	}
 }
 
-func utData(result string) string { return "data: " + utEnvelope(json.RawMessage("$ID"), result) + "\n\n" }
+func utData(result string) string {
+	return "data: " + utEnvelope(json.RawMessage("$ID"), result) + "\n\n"
+}
 
 // v1.0 stream events.
 const (
@@ -217,6 +207,10 @@ func TestClientHeaders(t *testing.T) {
 				}
 				if tt.stream {
 					utSSE(utData(utEvTask))(w, r, c)
+					return
+				}
+				if c.RPC.Method == "SendMessage" {
+					utResult(`{"task":{"id":"t-1","status":{"state":"TASK_STATE_WORKING"}}}`)(w, r, c)
 					return
 				}
 				utResult(`{"id":"t-1","status":{"state":"TASK_STATE_WORKING"}}`)(w, r, c)
@@ -322,7 +316,10 @@ func TestClientTenant(t *testing.T) {
 	push := `{"id":"p","taskId":"t","url":"https://h"}`
 	calls := []call{
 		{"SendMessage", `{"task":` + task + `}`, func(c *a2a.Client) error { _, err := c.SendMessage(ctx, utSendReq("x")); return err }},
-		{"SendStreamingMessage", "", func(c *a2a.Client) error { _, _, err := utDrain(c.SendStreamingMessage(ctx, utSendReq("x"))); return err }},
+		{"SendStreamingMessage", "", func(c *a2a.Client) error {
+			_, _, err := utDrain(c.SendStreamingMessage(ctx, utSendReq("x")))
+			return err
+		}},
 		{"GetTask", task, func(c *a2a.Client) error { _, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: "t"}); return err }},
 		{"CancelTask", task, func(c *a2a.Client) error { _, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: "t"}); return err }},
 		{"SubscribeToTask", "", func(c *a2a.Client) error {
@@ -641,6 +638,21 @@ func TestClientCallErrors(t *testing.T) {
 		})
 	}
 
+	for _, tt := range []struct{ name, result string }{
+		{"SendMessage result with neither task nor message", `{}`},
+		{"SendMessage result with both task and message", `{"task":{"id":"t","status":{"state":"TASK_STATE_WORKING"}},"message":{"messageId":"m","role":"ROLE_AGENT","parts":[]}}`},
+		{"SendMessage result in v0.3 shape", `{"kind":"task","id":"t","contextId":"c","status":{"state":"working"}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := utNewAgent(t, utResult(tt.result))
+			resp, err := utClient(a, "1.0").SendMessage(ctx, utSendReq("hi"))
+			if err == nil {
+				t.Fatalf("SendMessage = %+v, want an error", resp)
+			}
+			utWantBad(t, err)
+		})
+	}
+
 	t.Run("response exactly MaxResponseBytes", func(t *testing.T) {
 		result := `{"id":"t","status":{"state":"TASK_STATE_WORKING"}}`
 		a := utNewAgent(t, utResult(result))
@@ -671,7 +683,7 @@ func TestClientCallErrors(t *testing.T) {
 	})
 
 	t.Run("idle timeout before the answer", func(t *testing.T) {
-		a := utNewAgent(t, func(w http.ResponseWriter, r *http.Request, c utCall) { a2aWaitLong(r) })
+		a := utNewAgent(t, func(w http.ResponseWriter, r *http.Request, c utCall) { utWaitLong(r) })
 		c := utClient(a, "1.0")
 		c.IdleTimeout = 200 * time.Millisecond
 		start := time.Now()
@@ -689,7 +701,7 @@ func TestClientCallErrors(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"id":"t",`, c.RPC.ID)
 			w.(http.Flusher).Flush()
-			a2aWaitLong(r)
+			utWaitLong(r)
 		})
 		c := utClient(a, "1.0")
 		c.IdleTimeout = 200 * time.Millisecond
@@ -699,7 +711,7 @@ func TestClientCallErrors(t *testing.T) {
 	})
 
 	t.Run("cancelled context", func(t *testing.T) {
-		a := utNewAgent(t, func(w http.ResponseWriter, r *http.Request, c utCall) { a2aWaitLong(r) })
+		a := utNewAgent(t, func(w http.ResponseWriter, r *http.Request, c utCall) { utWaitLong(r) })
 		c := utClient(a, "1.0")
 		cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		defer cancel()
@@ -709,8 +721,9 @@ func TestClientCallErrors(t *testing.T) {
 	})
 }
 
-// a2aWaitLong blocks until the client goes away (or 10 s).
-func a2aWaitLong(r *http.Request) {
+// utWaitLong blocks until the client goes away (or 10 s): an agent that
+// stalls.
+func utWaitLong(r *http.Request) {
 	select {
 	case <-r.Context().Done():
 	case <-time.After(10 * time.Second):
@@ -845,6 +858,7 @@ func TestClientStream(t *testing.T) {
 		{"null result", `{"jsonrpc":"2.0","id":1,"result":null}`},
 		{"wrong jsonrpc", `{"jsonrpc":"1.0","id":1,"result":` + utEvTask + `}`},
 		{"bad part", `{"jsonrpc":"2.0","id":1,"result":{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"a","url":"b"}]}}}`},
+		{"two events in one", `{"jsonrpc":"2.0","id":1,"result":` + utEvTask[:len(utEvTask)-1] + `,` + utEvWorking[1:] + `}`},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
 			a := utNewAgent(t, utSSE("data: "+bad.data+"\n\n", utData(utEvTask)))
@@ -862,7 +876,7 @@ func TestClientStream(t *testing.T) {
 			f := utStartSSE(w)
 			io.WriteString(w, strings.ReplaceAll(utData(utEvTask), "$ID", string(c.RPC.ID)))
 			f.Flush()
-			a2aWaitLong(r)
+			utWaitLong(r)
 		})
 		c := utClient(a, "1.0")
 		c.IdleTimeout = 200 * time.Millisecond
@@ -885,7 +899,7 @@ func TestClientStream(t *testing.T) {
 	})
 
 	t.Run("idle timeout before headers", func(t *testing.T) {
-		a := utNewAgent(t, func(w http.ResponseWriter, r *http.Request, c utCall) { a2aWaitLong(r) })
+		a := utNewAgent(t, func(w http.ResponseWriter, r *http.Request, c utCall) { utWaitLong(r) })
 		c := utClient(a, "1.0")
 		c.IdleTimeout = 200 * time.Millisecond
 		_, _, err := utDrain(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: "t"}))
@@ -943,20 +957,19 @@ func TestClientStream(t *testing.T) {
 			f := utStartSSE(w)
 			io.WriteString(w, strings.ReplaceAll(utData(utEvTask), "$ID", string(c.RPC.ID)))
 			f.Flush()
-			a2aWaitLong(r)
+			utWaitLong(r)
 		})
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		var cancelled time.Time
 		var gotErr error
 		n := 0
-		for ev, err := range utClient(a, "1.0").SubscribeToTask(cctx, &a2a.SubscribeToTaskRequest{ID: "t"}) {
+		for _, err := range utClient(a, "1.0").SubscribeToTask(cctx, &a2a.SubscribeToTaskRequest{ID: "t"}) {
 			if err != nil {
 				gotErr = err
 				continue
 			}
 			n++
-			_ = ev
 			cancelled = time.Now()
 			cancel() // keep ranging: the sequence itself must end
 		}

@@ -280,6 +280,9 @@ func PartFromV03(p PartV03) (Part, error) {
 			if err := json.Unmarshal(q, &raw); err != nil {
 				return Part{}, fmt.Errorf("a2a: v0.3 file bytes are not base64: %w", err)
 			}
+			if len(raw) == 0 { // e.g. "bytes": "\n"; v0.3 cannot carry an empty file
+				return Part{}, fmt.Errorf("a2a: v0.3 file bytes decode to nothing")
+			}
 			out.Kind, out.Raw = PartRaw, raw
 		case p.File.URI != "":
 			out.Kind, out.URL = PartURL, p.File.URI

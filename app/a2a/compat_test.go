@@ -84,7 +84,7 @@ func TestStateV03(t *testing.T) {
 	}{
 		{"", "unknown"},
 		{"TASK_STATE_PAUSED_FOR_REVIEW", "paused-for-review"}, // a future v1 state keeps its meaning
-		{"custom-state", "custom-state"},                       // not a v1 spelling: passes through
+		{"custom-state", "custom-state"},                      // not a v1 spelling: passes through
 	}
 	for _, tt := range to {
 		t.Run("to/"+string(tt.in), func(t *testing.T) {
@@ -462,6 +462,7 @@ func TestPartFromV03Errors(t *testing.T) {
 		{"file without file", `{"kind":"file"}`},
 		{"file with neither bytes nor uri", `{"kind":"file","file":{"name":"x","mimeType":"text/plain"}}`},
 		{"bytes not base64", `{"kind":"file","file":{"bytes":"%%%"}}`},
+		{"bytes that decode to nothing", `{"kind":"file","file":{"bytes":"\n","mimeType":"text/plain"}}`},
 		{"unknown kind", `{"kind":"video","text":"x"}`},
 		{"no kind", `{"text":"x"}`},
 	}

@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -38,6 +39,10 @@ func (r *Response) check() error {
 	if r.JSONRPC != "2.0" {
 		return fmt.Errorf("%w: jsonrpc is %q, want \"2.0\"", ErrBadResponse, r.JSONRPC)
 	}
+	// "result": null beside an error is an absent result (some servers write both).
+	if r.Error != nil && string(bytes.TrimSpace(r.Result)) == "null" {
+		r.Result = nil
+	}
 	hasResult := len(r.Result) > 0
 	if hasResult == (r.Error != nil) {
 		return fmt.Errorf("%w: a response needs exactly one of result and error", ErrBadResponse)
@@ -68,5 +73,19 @@ func DecodeStreamEvent(b []byte) (*StreamResponse, error) {
 	if env.Result == nil || env.Result.Kind() == "empty" {
 		return nil, fmt.Errorf("%w: stream event has no result", ErrBadResponse)
 	}
+	if n := setFields(env.Result); n != 1 {
+		return nil, fmt.Errorf("%w: stream event has %d of task, message, statusUpdate, artifactUpdate; want one", ErrBadResponse, n)
+	}
 	return env.Result, nil
+}
+
+// setFields counts the fields of a StreamResponse that are set.
+func setFields(e *StreamResponse) int {
+	n := 0
+	for _, set := range []bool{e.Task != nil, e.Message != nil, e.StatusUpdate != nil, e.ArtifactUpdate != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
 }

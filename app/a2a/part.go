@@ -49,7 +49,7 @@ func FilePart(name, mediaType string, raw []byte) Part {
 
 type partJSON struct {
 	Text      *string         `json:"text,omitempty"`
-	Raw       []byte          `json:"raw,omitempty"`
+	Raw       *[]byte         `json:"raw,omitempty"` // a pointer, so that an empty file is written as ""
 	URL       *string         `json:"url,omitempty"`
 	Data      json.RawMessage `json:"data,omitempty"`
 	Metadata  Metadata        `json:"metadata,omitempty"`
@@ -64,10 +64,11 @@ func (p Part) MarshalJSON() ([]byte, error) {
 	case PartText:
 		j.Text = &p.Text
 	case PartRaw:
-		if len(p.Raw) == 0 {
-			return nil, fmt.Errorf("a2a: raw part is empty")
+		raw := p.Raw
+		if raw == nil {
+			raw = []byte{} // "raw": "" (nil would be written as null)
 		}
-		j.Raw = p.Raw
+		j.Raw = &raw
 	case PartURL:
 		j.URL = &p.URL
 	case PartData:
@@ -96,7 +97,7 @@ func (p *Part) UnmarshalJSON(b []byte) error {
 	}
 	if j.Raw != nil {
 		n++
-		p.Kind, p.Raw = PartRaw, j.Raw
+		p.Kind, p.Raw = PartRaw, *j.Raw
 	}
 	if j.URL != nil {
 		n++
