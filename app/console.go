@@ -54,16 +54,15 @@ func (k *console) last() int64 {
 func (k *console) since(after int64, f TrafficFilter) []TrafficEntry {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	out := make([]TrafficEntry, 0, len(k.ring))
 	n := len(k.ring)
-	for i := 0; i < n; i++ {
-		var e TrafficEntry
-		if n < cap(k.ring) {
-			e = k.ring[i]
-		} else {
-			e = k.ring[(int(k.next)+i)%n]
-		}
-		if e.Seq > after && f.match(e) {
+	first := k.next - int64(n) + 1 // Seq of the oldest entry kept
+	if after+1 > first {
+		first = after + 1
+	}
+	var out []TrafficEntry
+	for seq := first; seq <= k.next; seq++ {
+		e := k.ring[int(seq-1)%cap(k.ring)]
+		if f.match(e) {
 			out = append(out, e)
 		}
 	}
@@ -74,7 +73,7 @@ func (k *console) since(after int64, f TrafficFilter) []TrafficEntry {
 type TrafficFilter struct {
 	AgentID string
 	Method  string // substring, case-insensitive
-	Text    string // substring of the body, case-insensitive
+	Text    string // substring of the body or the error, case-insensitive
 }
 
 func (f TrafficFilter) match(e TrafficEntry) bool {
@@ -84,7 +83,7 @@ func (f TrafficFilter) match(e TrafficEntry) bool {
 	if f.Method != "" && !strings.Contains(strings.ToLower(e.Method), strings.ToLower(f.Method)) {
 		return false
 	}
-	if f.Text != "" && !strings.Contains(strings.ToLower(e.Body), strings.ToLower(f.Text)) {
+	if t := strings.ToLower(f.Text); t != "" && !strings.Contains(strings.ToLower(e.Body), t) && !strings.Contains(strings.ToLower(e.Error), t) {
 		return false
 	}
 	return true

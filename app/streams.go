@@ -311,7 +311,10 @@ func (c *Core) recordStatus(ctx context.Context, agentID string, u *a2a.TaskStat
 		t = a2a.Task{ID: u.TaskID, ContextID: u.ContextID}
 	}
 	if t.Status.State == u.Status.State && !u.Status.State.Terminal() && !u.Status.State.Interrupted() {
-		return // a progress update: nothing worth a write
+		// A progress update: shown (coalesced), not worth a write.
+		t.Status = u.Status
+		c.coal.do("task/"+agentID+"/"+t.ID, false, func() { c.publish(Event{Task: &TaskChange{AgentID: agentID, Task: t}}) })
+		return
 	}
 	t.Status = u.Status
 	c.recordTask(ctx, agentID, t, convID)

@@ -12,7 +12,7 @@ import (
 )
 
 // ListTasks asks the agent for a page of its tasks (newest first, as the
-// agent orders them) and remembers them locally.
+// agent orders them). Nothing is stored: the agent is the truth.
 func (c *Core) ListTasks(ctx context.Context, agentID string, req a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
 	client, _, err := c.client(agentID)
 	if err != nil {
@@ -53,13 +53,34 @@ func (c *Core) CancelTask(ctx context.Context, agentID, taskID string) (*a2a.Tas
 	return t, nil
 }
 
+// ErrAlreadyFollowing: the task is already being followed.
+var ErrAlreadyFollowing = errors.New("app: already following this task")
+
 // Resubscribe follows a running task again: its reply in the chat (if the
-// task started there) or a task-only stream for the task panel.
-func (c *Core) Resubscribe(agentID, taskID string) {
+// task started there) or a task-only stream for the task panel. A task
+// already followed is not followed twice.
+func (c *Core) Resubscribe(agentID, taskID string) error {
+	key := taskKey(agentID, taskID)
 	c.mu.Lock()
-	rp := c.byTask[taskKey(agentID, taskID)]
+	if _, ok := c.streams[key]; ok {
+		c.mu.Unlock()
+		return ErrAlreadyFollowing
+	}
+	rp := c.byTask[key]
+	if rp != nil && rp.msg.State == MessageStreaming && rp.msg.Seq != 0 && c.replies[rp.msg.ID] != nil {
+		c.mu.Unlock()
+		return ErrAlreadyFollowing
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.streams[key] = cancel
 	c.mu.Unlock()
-	c.goBackground(func(ctx context.Context) {
+	c.goBackground(func(context.Context) {
+		defer func() {
+			cancel()
+			c.mu.Lock()
+			delete(c.streams, key)
+			c.mu.Unlock()
+		}()
 		if rp == nil {
 			if rec, err := c.st.MessageByTask(ctx, taskID); err == nil {
 				t, _ := c.st.Task(ctx, agentID, taskID)
@@ -73,6 +94,17 @@ func (c *Core) Resubscribe(agentID, taskID string) {
 		err := c.resume(ctx, agentID, rp)
 		c.finishReply(ctx, agentID, rp, err)
 	})
+	return nil
+}
+
+// TaskConversation returns the conversation in which a task started, if it
+// started in this app.
+func (c *Core) TaskConversation(ctx context.Context, taskID string) (string, error) {
+	rec, err := c.st.MessageByTask(ctx, taskID)
+	if err != nil {
+		return "", err
+	}
+	return rec.ConversationID, nil
 }
 
 // followTask streams a task that has no reply in any conversation, only

@@ -1,0 +1,156 @@
+package ui
+
+import (
+	"fmt"
+	"regexp"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"aimdesk/app"
+)
+
+// notifier tells the user about tasks that finished, failed or wait for
+// them while aimdesk is in the background: a desktop notification (when
+// Settings.Notify), a count in the window title ("aimdesk (2)") and in the
+// system tray menu. The count resets when the window comes to the front.
+//
+// It owns the app's foreground/background lifecycle hooks (hooks set
+// before newNotifier still run) and the window title's badge.
+type notifier struct {
+	env *uiEnv
+
+	// onShowApprovals, if set, runs from the tray's "Pending approvals"
+	// item after the window is shown.
+	onShowApprovals func()
+
+	focused bool
+	unread  int // attention notices while in the background
+	pending int // approvals waiting, from SetPendingApprovals
+	notify  bool
+	title   string // the window title without the badge
+	shown   string // the title last set
+
+	send                              func(*fyne.Notification)
+	setTray                           func(*fyne.Menu) // nil when the driver has no system tray
+	menu                              *fyne.Menu
+	showItem, approvalsItem, quitItem *fyne.MenuItem
+	trayLabels                        string // labels last given to the tray
+}
+
+var notifyBadgeRE = regexp.MustCompile(` \(\d+\)$`)
+
+// newNotifier hooks into the app's lifecycle and sets up the system tray
+// when the driver has one. It assumes the window is in front until told
+// otherwise.
+func newNotifier(env *uiEnv) *notifier {
+	n := &notifier{env: env, focused: true, notify: true, title: "aimdesk", send: env.app.SendNotification}
+	if env.win != nil {
+		if t := notifyBadgeRE.ReplaceAllString(env.win.Title(), ""); t != "" {
+			n.title = t
+		}
+	}
+	if env.core != nil {
+		n.notify = env.core.Settings().Notify
+	}
+	lc := env.app.Lifecycle()
+	var prevIn, prevOut func()
+	if h, ok := lc.(interface {
+		OnEnteredForeground() func()
+		OnExitedForeground() func()
+	}); ok {
+		prevIn, prevOut = h.OnEnteredForeground(), h.OnExitedForeground()
+	}
+	lc.SetOnEnteredForeground(func() {
+		if prevIn != nil {
+			prevIn()
+		}
+		n.focusGained()
+	})
+	lc.SetOnExitedForeground(func() {
+		if prevOut != nil {
+			prevOut()
+		}
+		n.focusLost()
+	})
+
+	n.showItem = fyne.NewMenuItem("", n.showWindow)
+	n.approvalsItem = fyne.NewMenuItem("", func() {
+		n.showWindow()
+		if n.onShowApprovals != nil {
+			n.onShowApprovals()
+		}
+	})
+	n.quitItem = fyne.NewMenuItem("Quit", func() { env.app.Quit() })
+	n.quitItem.IsQuit = true
+	n.menu = fyne.NewMenu(n.title, n.showItem, n.approvalsItem, fyne.NewMenuItemSeparator(), n.quitItem)
+	if d, ok := env.app.(desktop.App); ok {
+		n.setTray = d.SetSystemTrayMenu
+		n.refresh()
+		if env.win != nil {
+			d.SetSystemTrayWindow(env.win)
+		}
+	} else {
+		n.refresh()
+	}
+	return n
+}
+
+// OnEvent counts attention notices that arrive in the background and
+// follows the notification setting. Other notices are the window's.
+func (n *notifier) OnEvent(ev app.Event) {
+	if ev.Settings != nil {
+		n.notify = ev.Settings.Notify
+	}
+	no := ev.Notice
+	if no == nil || !no.Attention || n.focused {
+		return
+	}
+	n.unread++
+	if n.notify && n.send != nil {
+		n.send(fyne.NewNotification(n.title, no.Text))
+	}
+	n.refresh()
+}
+
+// SetPendingApprovals shows how many approvals wait, in the tray menu.
+func (n *notifier) SetPendingApprovals(count int) {
+	n.pending = max(count, 0)
+	n.refresh()
+}
+
+func (n *notifier) focusGained() {
+	n.focused = true
+	n.unread = 0
+	n.refresh()
+}
+
+func (n *notifier) focusLost() { n.focused = false }
+
+func (n *notifier) showWindow() {
+	if n.env.win != nil {
+		n.env.win.Show()
+		n.env.win.RequestFocus()
+	}
+}
+
+// refresh puts the count in the title and the tray menu.
+func (n *notifier) refresh() {
+	title := n.title
+	show := "Show " + n.title
+	if n.unread > 0 {
+		title = fmt.Sprintf("%s (%d)", n.title, n.unread)
+		show = fmt.Sprintf("Show %s (%d new)", n.title, n.unread)
+	}
+	if n.env.win != nil && title != n.shown {
+		n.shown = title
+		n.env.win.SetTitle(title)
+	}
+	n.showItem.Label = show
+	n.approvalsItem.Label = fmt.Sprintf("Pending approvals (%d)", n.pending)
+	labels := n.showItem.Label + "\x00" + n.approvalsItem.Label
+	if n.setTray != nil && labels != n.trayLabels {
+		n.trayLabels = labels
+		n.setTray(n.menu)
+	}
+}
