@@ -434,20 +434,13 @@ func (c *Client) decodeEvent(method string, data []byte) (*StreamResponse, error
 		}
 		return ev, nil
 	}
-	r, err := DecodeResponse(data)
+	ev, err := DecodeStreamEventV03(data)
 	if err != nil {
-		return nil, fmt.Errorf("a2a: %s: %w", method, err)
-	}
-	if r.Error != nil {
-		r.Error.Method = method
-		return nil, r.Error
-	}
-	var e EventV03
-	if err := json.Unmarshal(r.Result, &e); err != nil {
-		return nil, fmt.Errorf("a2a: %s: %w: %w", method, ErrBadResponse, err)
-	}
-	ev, err := EventFromV03(&e)
-	if err != nil {
+		var rpc *RPCError
+		if errors.As(err, &rpc) {
+			rpc.Method = method
+			return nil, rpc
+		}
 		return nil, fmt.Errorf("a2a: %s: %w", method, err)
 	}
 	return ev, nil

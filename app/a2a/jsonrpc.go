@@ -60,6 +60,9 @@ type streamEnvelope struct {
 
 // DecodeStreamEvent parses the data of one SSE event of a v1.0 stream.
 func DecodeStreamEvent(b []byte) (*StreamResponse, error) {
+	if ev, ok := fastStreamEvent(b); ok { // streamdecode.go
+		return ev, nil
+	}
 	var env streamEnvelope
 	if err := json.Unmarshal(b, &env); err != nil {
 		return nil, fmt.Errorf("%w: stream event: %w", ErrBadResponse, err)
@@ -88,4 +91,25 @@ func setFields(e *StreamResponse) int {
 		}
 	}
 	return n
+}
+
+// DecodeStreamEventV03 parses the data of one SSE event of a v0.3 stream
+// (a JSON-RPC response whose result is a v0.3 event) and maps it to v1.0.
+// A JSON-RPC error comes back as the *RPCError.
+func DecodeStreamEventV03(b []byte) (*StreamResponse, error) {
+	if ev, ok := fastStreamEventV03(b); ok { // streamdecode.go
+		return ev, nil
+	}
+	r, err := DecodeResponse(b)
+	if err != nil {
+		return nil, err
+	}
+	if r.Error != nil {
+		return nil, r.Error
+	}
+	var e EventV03
+	if err := json.Unmarshal(r.Result, &e); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadResponse, err)
+	}
+	return EventFromV03(&e)
 }
