@@ -65,6 +65,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		path = p
 	}
 	var cfg app.Config
+	md, err := ui.A2UIMessageMetadata()
+	if err != nil {
+		fmt.Fprintf(stderr, "aimdesk: %v\n", err)
+		return 1
+	}
+	cfg.MessageMetadata = md
 	if *demo {
 		srv, err := devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0"})
 		if err != nil {

@@ -1,6 +1,8 @@
 package a2ui
 
 import (
+	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -249,4 +251,42 @@ func refDescriptions(v any) any {
 		return out
 	}
 	return v
+}
+
+// ExtensionURIPrefix starts the URI of every version of the A2UI A2A
+// extension ("https://a2ui.org/a2a-extension/a2ui/v0.9", …).
+const ExtensionURIPrefix = "https://a2ui.org/a2a-extension/a2ui/"
+
+// ParseAgentExtension reads an agent card extension entry: ok is false
+// when uri is not the A2UI extension; otherwise the params' flags
+// (acceptsInlineCatalogs) are returned. Unreadable params mean the
+// defaults.
+func ParseAgentExtension(uri string, params json.RawMessage) (caps AgentCapabilities, ok bool) {
+	if !strings.HasPrefix(uri, ExtensionURIPrefix) {
+		return AgentCapabilities{}, false
+	}
+	var p struct {
+		AcceptsInlineCatalogs bool `json:"acceptsInlineCatalogs"`
+	}
+	if len(params) > 0 && json.Unmarshal(params, &p) == nil {
+		caps.AcceptsInlineCatalogs = p.AcceptsInlineCatalogs
+	}
+	return caps, true
+}
+
+// MessageMetadata is CapabilitiesMetadata encoded for a transport message's
+// metadata (A2A Message.metadata is a map of raw JSON values): the
+// a2uiClientCapabilities and a2uiRendererCapabilities entries for the
+// catalogs in reg, with inline catalogs when acceptsInline.
+func MessageMetadata(reg *catalog.Registry, acceptsInline bool) (map[string]json.RawMessage, error) {
+	md := CapabilitiesMetadata(reg, AgentCapabilities{AcceptsInlineCatalogs: acceptsInline})
+	out := make(map[string]json.RawMessage, len(md))
+	for k, v := range md {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("a2ui: encode %s: %w", k, err)
+		}
+		out[k] = b
+	}
+	return out, nil
 }

@@ -118,3 +118,52 @@ func TestCatalogAliases(t *testing.T) {
 		t.Fatalf("unknown catalog accepted: %v", r.Err())
 	}
 }
+
+func TestParseAgentExtension(t *testing.T) {
+	tests := []struct {
+		name       string
+		uri        string
+		params     string
+		wantOK     bool
+		wantInline bool
+	}{
+		{"v0.9 with inline", "https://a2ui.org/a2a-extension/a2ui/v0.9", `{"acceptsInlineCatalogs":true}`, true, true},
+		{"v1.0 without params", "https://a2ui.org/a2a-extension/a2ui/v1.0", ``, true, false},
+		{"broken params", "https://a2ui.org/a2a-extension/a2ui/v0.8", `{"acceptsInlineCatalogs":"yes"}`, true, false},
+		{"other extension", "urn:aim:requirements:v1", `{"acceptsInlineCatalogs":true}`, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			caps, ok := ParseAgentExtension(tt.uri, json.RawMessage(tt.params))
+			if ok != tt.wantOK || caps.AcceptsInlineCatalogs != tt.wantInline {
+				t.Errorf("got %+v %v, want inline=%v ok=%v", caps, ok, tt.wantInline, tt.wantOK)
+			}
+		})
+	}
+}
+
+func TestMessageMetadata(t *testing.T) {
+	reg, err := catalog.NewBasicRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, inline := range []bool{false, true} {
+		md, err := MessageMetadata(reg, inline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var caps map[string]any
+		if err := json.Unmarshal(md["a2uiClientCapabilities"], &caps); err != nil {
+			t.Fatalf("a2uiClientCapabilities: %v", err)
+		}
+		want := ClientCapabilities(reg, AgentCapabilities{AcceptsInlineCatalogs: inline})
+		wb, _ := json.Marshal(want)
+		gb, _ := json.Marshal(caps)
+		if !bytes.Equal(wb, gb) {
+			t.Errorf("inline=%v: metadata differs from ClientCapabilities", inline)
+		}
+		if _, ok := md["a2uiRendererCapabilities"]; !ok {
+			t.Errorf("inline=%v: no a2uiRendererCapabilities", inline)
+		}
+	}
+}

@@ -58,6 +58,9 @@ const (
 	CodeLimitExceeded    ErrorCode = "LIMIT_EXCEEDED"
 	CodeInvalidCall      ErrorCode = "INVALID_FUNCTION_CALL"
 	CodeExecutionError   ErrorCode = "EXECUTION_ERROR"
+	// CodeUnsupportedComponent: the renderer cannot draw a component type
+	// (a generic error, sent by renderers through RendererError).
+	CodeUnsupportedComponent ErrorCode = "UNSUPPORTED_COMPONENT"
 )
 
 // ProtocolError is an error in what an agent sent, located by a JSON

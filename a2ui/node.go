@@ -272,12 +272,17 @@ func (n *Node) Checks() CheckState {
 }
 
 // Enabled reports whether an interactive component accepts input: false
-// when "enabled"/"disabled" say so or, for a Button, when a check fails.
+// when "enabled"/"disabled" say so or, for a Button (or any component
+// carrying an action), when a check fails. An input's own failing checks
+// do not disable it: the user must be able to correct the value.
 func (n *Node) Enabled() bool {
 	if !n.Bool("enabled", true) || n.Bool("disabled", false) {
 		return false
 	}
-	if _, ok := n.comp.Props["checks"]; ok {
+	if _, ok := n.comp.Props["checks"]; !ok {
+		return true
+	}
+	if _, acts := n.comp.Props["action"]; acts || n.comp.Type == "Button" {
 		return n.Checks().Valid
 	}
 	return true

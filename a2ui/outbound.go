@@ -69,6 +69,20 @@ func (p *Processor) errorOutbound(agentID string, v Version, err error) Outbound
 	return Outbound{AgentID: agentID, SurfaceID: sid, Version: v, Message: wrap(v, "error", body)}
 }
 
+// RendererError builds an error message, in the surface's version, for
+// the agent that created s about a problem the renderer found (for
+// example a component type it cannot draw: CodeUnsupportedComponent).
+// Codes of validation errors (VALIDATION_FAILED and the composition codes)
+// need path, a JSON Pointer into the offending message; other codes are
+// generic errors and path may be "".
+func (p *Processor) RendererError(s *Surface, code ErrorCode, path, message string) Outbound {
+	if code == "" {
+		code = CodeValidationFailed
+	}
+	e := &ProtocolError{Category: CategoryValidation, Code: code, SurfaceID: s.id, Index: -1, Path: path, Message: message, Err: ErrValidation}
+	return p.errorOutbound(s.agent, s.version, e)
+}
+
 // DataModelMetadata returns the transport metadata carrying the data models
 // of agentID's surfaces that have sendDataModel, keyed as the version
 // expects, or nil when there is nothing to send. Surfaces of other agents

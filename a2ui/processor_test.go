@@ -220,6 +220,9 @@ func TestButtonChecksAndOpenURL(t *testing.T) {
 	if msg := s.Node("email").Checks().Message(); msg != "bad email" {
 		t.Fatalf("check message %q", msg)
 	}
+	if !s.Node("email").Enabled() {
+		t.Fatal("an input with a failing check is disabled: the user could not correct it")
+	}
 	if _, err := p.Act(send, ""); !errors.Is(err, ErrChecksFailed) {
 		t.Fatalf("err=%v", err)
 	}
@@ -356,5 +359,20 @@ func TestRendererFunctionCall(t *testing.T) {
 	r = mustProcess(t, p, "a", `{"version":"v1.0","callRendererFunction":{"functionCallId":"c2","callFunction":{"call":"openUrl","catalogId":"basic","args":{"url":"https://x.org"}}}}`)
 	if !strings.Contains(string(r.Outgoing[0].JSON()), "INVALID_FUNCTION_CALL") {
 		t.Fatalf("outgoing %s", r.Outgoing[0].JSON())
+	}
+}
+
+// TestNestedSlotBindingsUpdate: a Tabs title bound to data is reported
+// Updated when the data changes (nested slots hold values too).
+func TestNestedSlotBindingsUpdate(t *testing.T) {
+	p := newTestProcessor(t)
+	mustProcess(t, p, "a", `[{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"basic"}},
+	 {"version":"v0.9","updateDataModel":{"surfaceId":"s","value":{"t":"Two"}}},
+	 {"version":"v0.9","updateComponents":{"surfaceId":"s","components":[
+	  {"id":"root","component":"Tabs","tabs":[{"title":"One","child":"a"},{"title":{"path":"/t"},"child":"b"}]},
+	  {"id":"a","component":"Text","text":"A"},{"id":"b","component":"Text","text":"B"}]}}]`)
+	r := mustProcess(t, p, "a", `{"version":"v0.9","updateDataModel":{"surfaceId":"s","path":"/t","value":"Deux"}}`)
+	if got := keys(r.Change.Surfaces[0].Updated); strings.Join(got, ",") != "root" {
+		t.Fatalf("updated %v, want the Tabs", got)
 	}
 }

@@ -374,7 +374,8 @@ func (s *Surface) expand(bs *buildState, parent *Node, id, scope string, index, 
 	slots := s.slotsOf(c)
 	skip := make(map[string]bool, len(slots))
 	for _, sl := range slots {
-		skip[sl.Prop] = true
+		// Nested slots (Tabs: [{title, child}]) also hold bound values.
+		skip[sl.Prop] = sl.Kind != catalog.SlotNested
 	}
 	n.deps = collectDeps(c.Props, skip, scope)
 	for _, d := range n.deps {

@@ -237,12 +237,13 @@ func (c *Core) Send(ctx context.Context, convID, text string, files []Attachment
 		parts = append(parts, a2a.FilePart(f.Name, mt, f.Data))
 	}
 	c.retitle(ctx, cs, text, files)
-	return c.sendParts(ctx, cs, parts)
+	return c.sendParts(ctx, cs, parts, nil)
 }
 
 // SendParts sends a message made of the given parts, such as the data part
-// of an A2UI action, in a conversation.
-func (c *Core) SendParts(ctx context.Context, convID string, parts []a2a.Part) (Message, error) {
+// of an A2UI action, in a conversation. meta is added to the message's
+// metadata (beside the client capabilities), e.g. an A2UI data model.
+func (c *Core) SendParts(ctx context.Context, convID string, parts []a2a.Part, meta a2a.Metadata) (Message, error) {
 	if len(parts) == 0 {
 		return Message{}, ErrNothingToSend
 	}
@@ -250,10 +251,10 @@ func (c *Core) SendParts(ctx context.Context, convID string, parts []a2a.Part) (
 	if err != nil {
 		return Message{}, err
 	}
-	return c.sendParts(ctx, cs, parts)
+	return c.sendParts(ctx, cs, parts, meta)
 }
 
-func (c *Core) sendParts(ctx context.Context, cs *convState, parts []a2a.Part) (Message, error) {
+func (c *Core) sendParts(ctx context.Context, cs *convState, parts []a2a.Part, meta a2a.Metadata) (Message, error) {
 	m := Message{ID: uuid.NewString(), ConversationID: cs.rec.ID, Role: a2a.RoleUser, Parts: parts, State: MessageSending, CreatedAt: c.now()}
 	rec := messageToStore(m)
 	if err := c.st.AppendMessage(ctx, &rec); err != nil {
@@ -261,7 +262,7 @@ func (c *Core) sendParts(ctx context.Context, cs *convState, parts []a2a.Part) (
 	}
 	m.Seq = rec.Seq
 	c.publish(Event{Message: &MessageChange{ConversationID: cs.rec.ID, Message: m, New: true}})
-	c.goBackground(func(bg context.Context) { c.deliver(bg, cs.rec.AgentID, m, "") })
+	c.goBackground(func(bg context.Context) { c.deliver(bg, cs.rec.AgentID, m, "", meta) })
 	return m, nil
 }
 
@@ -307,7 +308,7 @@ func (c *Core) Retry(ctx context.Context, convID, msgID string) error {
 	m.State, m.Error = MessageSending, ""
 	c.saveMessage(ctx, m)
 	c.publish(Event{Message: &MessageChange{ConversationID: convID, Message: m}})
-	c.goBackground(func(bg context.Context) { c.deliver(bg, cs.rec.AgentID, m, "") })
+	c.goBackground(func(bg context.Context) { c.deliver(bg, cs.rec.AgentID, m, "", nil) })
 	return nil
 }
 
@@ -318,8 +319,9 @@ func (c *Core) saveMessage(ctx context.Context, m Message) {
 }
 
 // deliver sends the user's message m and streams the answer into a new
-// reply. taskID, when set, continues that task (non-AIM agents).
-func (c *Core) deliver(ctx context.Context, agentID string, m Message, taskID string) {
+// reply. taskID, when set, continues that task (non-AIM agents); extra is
+// added to the message's metadata.
+func (c *Core) deliver(ctx context.Context, agentID string, m Message, taskID string, extra a2a.Metadata) {
 	client, a, err := c.client(agentID)
 	if err != nil {
 		c.failUser(ctx, m, err)
@@ -335,6 +337,16 @@ func (c *Core) deliver(ctx context.Context, agentID string, m Message, taskID st
 	streams := a.card != nil && a.card.Streams()
 	meta := c.messageMetadata(a)
 	c.mu.Unlock()
+	if len(extra) > 0 {
+		merged := make(a2a.Metadata, len(meta)+len(extra))
+		for k, v := range meta {
+			merged[k] = v
+		}
+		for k, v := range extra {
+			merged[k] = v
+		}
+		meta = merged
+	}
 	msg := a2a.Message{MessageID: m.ID, Role: a2a.RoleUser, ContextID: contextID, TaskID: taskID, Parts: m.Parts, Metadata: meta}
 	req := &a2a.SendMessageRequest{Message: msg}
 	rp := c.newReply(agentID, m.ConversationID)

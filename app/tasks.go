@@ -197,7 +197,7 @@ func (c *Core) AnswerTask(ctx context.Context, convID, agentID, taskID, text str
 	m.Seq = rec.Seq
 	c.publish(Event{Message: &MessageChange{ConversationID: convID, Message: m, New: true}})
 	if p.Requirement == nil {
-		c.goBackground(func(bg context.Context) { c.deliver(bg, agentID, m, taskID) })
+		c.goBackground(func(bg context.Context) { c.deliver(bg, agentID, m, taskID, nil) })
 		return nil
 	}
 	if p.Requirement.Kind != aim.KindInput {
