@@ -1,0 +1,150 @@
+package audio
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func TestRingWrapsAndCountsOverruns(t *testing.T) {
+	r := NewRing(5) // rounded up to 8
+	if r.Cap() != 8 {
+		t.Fatalf("cap = %d", r.Cap())
+	}
+	out := make([]int16, 8)
+	for round := 0; round < 5; round++ {
+		in := []int16{1, 2, 3, 4, 5, 6}
+		if n := r.Write(in); n != 6 {
+			t.Fatalf("round %d: wrote %d", round, n)
+		}
+		if n := r.Read(out[:4]); n != 4 || out[0] != 1 || out[3] != 4 {
+			t.Fatalf("round %d: read %d %v", round, n, out[:4])
+		}
+		if n := r.Skip(1); n != 1 {
+			t.Fatalf("skip %d", n)
+		}
+		if n := r.Read(out); n != 1 || out[0] != 6 {
+			t.Fatalf("round %d: tail %d %v", round, n, out[:n])
+		}
+	}
+	r.Write(make([]int16, 10))
+	if r.Len() != 8 || r.Overruns() != 2 {
+		t.Errorf("len %d overruns %d, want 8 and 2", r.Len(), r.Overruns())
+	}
+}
+
+func TestToneRMSAndMeter(t *testing.T) {
+	tests := []struct {
+		name  string
+		level float64
+		want  float64 // meter position
+	}{
+		{"full scale", 1, 1 + 20*math.Log10(1/math.Sqrt2)/60},
+		{"quarter", 0.25, 1 + 20*math.Log10(0.25/math.Sqrt2)/60},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tone := Tone{Freq: 440, Level: tt.level}
+			p := make([]int16, SampleRate)
+			tone.Fill(p, 0)
+			if got := RMS(p); math.Abs(got-tone.RMS()) > 0.01*tone.RMS() {
+				t.Errorf("RMS = %v, want %v", got, tone.RMS())
+			}
+			var m Meter
+			if got := m.Update(p); math.Abs(got-tt.want) > 0.01 {
+				t.Errorf("meter = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if LevelFromRMS(0) != 0 || LevelFromRMS(1e-6) != 0 {
+		t.Error("silence should read 0")
+	}
+}
+
+func TestMixerSumsTrimsAndPlaysSilence(t *testing.T) {
+	m := NewMixer(100 * time.Millisecond) // 4800 samples, trimmed to 1200
+	a, b := m.NewInput(), m.NewInput()
+	a.Write([]int16{100, 100, 100})
+	b.Write([]int16{30000, 30000})
+	out := make([]int16, 4)
+	m.Fill(out)
+	if out[0] != 30100 || out[1] != 30100 || out[2] != 100 || out[3] != 0 {
+		t.Errorf("mix = %v", out)
+	}
+	b.Write([]int16{30000})
+	a.Write([]int16{30000})
+	m.Fill(out[:1])
+	if out[0] != 32767 {
+		t.Errorf("clip = %v", out[0])
+	}
+	a.Write(make([]int16, 6000))
+	m.Fill(out)
+	if l := a.Len(); l != 1200-4 {
+		t.Errorf("after trim: %d samples queued, want %d", l, 1200-4)
+	}
+	m.Remove(a)
+	m.Remove(b)
+	m.Fill(out)
+	if out[0] != 0 {
+		t.Errorf("no inputs: %v", out)
+	}
+	if _, audible, under := m.Stats(); audible != 4 || under == 0 {
+		t.Errorf("stats audible %d under %d", audible, under)
+	}
+}
+
+func TestGeneratorSourceIsRealTime(t *testing.T) {
+	r := NewRing(SampleRate)
+	wake := 0
+	src := NewToneSource(Tone{Freq: 100})
+	if err := src.Start(r, func() { wake++ }); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	src.Stop()
+	n := r.Len()
+	if n < SamplesPer(150*time.Millisecond) || n > SamplesPer(250*time.Millisecond) {
+		t.Errorf("%d samples in 200 ms", n)
+	}
+	if wake == 0 {
+		t.Error("never notified")
+	}
+}
+
+func TestNullBackendCaptureAndPlayback(t *testing.T) {
+	ctx, err := OpenContext(BackendNull, nil)
+	if err != nil {
+		t.Fatalf("null backend: %v", err)
+	}
+	defer ctx.Close()
+	r := NewRing(SampleRate)
+	c := ctx.NewCapture("", 10*time.Millisecond, nil)
+	if err := c.Start(r, func() {}); err != nil {
+		t.Fatal(err)
+	}
+	m := NewMixer(0)
+	in := m.NewInput()
+	tone := make([]int16, SampleRate/10)
+	Tone{Freq: 440}.Fill(tone, 0)
+	in.Write(tone)
+	p := ctx.NewPlayback("", 10*time.Millisecond, m, nil)
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	c.Stop()
+	p.Stop()
+	if r.Len() < SamplesPer(200*time.Millisecond) || RMS(make([]int16, 0)) != 0 {
+		t.Errorf("captured %d samples in 300 ms", r.Len())
+	}
+	played, audible, _ := m.Stats()
+	if played < uint64(SamplesPer(200*time.Millisecond)) || audible < uint64(len(tone))*9/10 {
+		t.Errorf("played %d audible %d", played, audible)
+	}
+	if _, err := OpenContext("bogus", nil); err == nil {
+		t.Error("bogus backend accepted")
+	}
+	if !LooksLikeHeadset("Jabra Headset USB") || LooksLikeHeadset("Built-in Audio Analog Stereo") {
+		t.Error("headset heuristic")
+	}
+}

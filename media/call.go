@@ -1,0 +1,1035 @@
+//go:build !nomedia
+
+package media
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+	"github.com/pion/webrtc/v4"
+	pmedia "github.com/pion/webrtc/v4/pkg/media"
+
+	"aimdesk/media/audio"
+	"aimdesk/media/lkroom"
+	"aimdesk/media/video"
+)
+
+// duckHang is how long the microphone stays ducked after the agent's
+// audio was last heard (on top of what is still buffered for playback).
+const duckHang = 300 * time.Millisecond
+
+// levelInterval bounds the rate of level events (≤ 30 Hz).
+const levelInterval = time.Second / 30
+
+// Call is a joined room with our microphone, speaker, camera and screen.
+// Its methods may be called from any goroutine.
+type Call struct {
+	e   *Engine
+	p   JoinParams
+	log *slog.Logger
+
+	q        *lkroom.Queue
+	ops      chan op
+	n        *notifier
+	leaveReq chan struct{}
+	leaveMu  sync.Once
+	done     chan struct{}
+	// life is cancelled by Leave; the SDK keeps the context it joined with
+	// for its own resumes, so it must live as long as the call.
+	lifeCtx    context.Context
+	lifeCancel context.CancelFunc
+
+	// owned by the call goroutine
+	room      *lksdk.Room
+	st        Event // full state
+	mic       *audio.Publisher
+	micPub    *lksdk.LocalTrackPublication
+	mixer     *audio.Mixer
+	playback  *audio.Playback
+	subs      map[string]*remoteAudio
+	screen    *videoOut
+	camera    *videoOut
+	appRetry  bool // an app-driven reconnect is running
+	lastLevel Levels
+	ticks     int
+
+	// read by the audio gate on the publisher goroutine
+	muted      atomic.Bool
+	ptt        atomic.Bool
+	pttDown    atomic.Bool
+	halfDuplex atomic.Bool
+	lastVoice  atomic.Int64 // unix nanos when remote audio was last audible
+	agentMeter audio.Meter
+
+	screenW, screenH atomic.Int64
+}
+
+type op struct {
+	fn  func() error
+	res chan error
+}
+
+type remoteAudio struct {
+	track *webrtc.TrackRemote
+	sub   *audio.Subscriber
+	ring  *audio.Ring
+}
+
+type videoOut struct {
+	pub    *video.Publisher
+	lpub   *lksdk.LocalTrackPublication
+	source livekit.TrackSource
+	id     string
+}
+
+// Join connects to the room and publishes what p asks for. It returns once
+// connected (or ctx ends). A missing audio device does not fail the join:
+// the call reports it in Event.Audio (TextOnly when there is neither
+// microphone nor speaker).
+func (e *Engine) Join(ctx context.Context, p JoinParams) (*Call, error) {
+	lifeCtx, lifeCancel := context.WithCancel(context.Background())
+	c := &Call{
+		e:          e,
+		p:          p,
+		log:        e.log.With("call", time.Now().Format("150405.000")),
+		q:          lkroom.NewQueue(),
+		ops:        make(chan op),
+		n:          newNotifier(),
+		leaveReq:   make(chan struct{}),
+		done:       make(chan struct{}),
+		lifeCtx:    lifeCtx,
+		lifeCancel: lifeCancel,
+		subs:       map[string]*remoteAudio{},
+		mixer:      audio.NewMixer(e.cfg.MaxPlaybackLatency),
+	}
+	if err := e.register(c); err != nil {
+		lifeCancel()
+		return nil, err
+	}
+	c.st = Event{
+		Conn:         &ConnInfo{State: ConnConnecting},
+		Levels:       &Levels{},
+		Local:        &LocalTracks{},
+		Participants: []Participant{},
+		Duplex:       &Duplex{},
+		Audio:        &AudioStatus{},
+	}
+	c.muted.Store(p.Mic.Muted)
+	c.ptt.Store(p.Mic.PushToTalk)
+	c.setupAudio()
+	c.n.send(c.snapshot())
+
+	// the join may be aborted by ctx, but the SDK keeps the context for
+	// later resumes: give it lifeCtx and cancel that if ctx ends first
+	stop := context.AfterFunc(ctx, lifeCancel)
+	room, err := lkroom.Connect(lifeCtx, p.URL, p.Token, c.q.Push, lksdk.WithLogger(lkroom.NewLogger(c.log)))
+	aborted := !stop()
+	if err == nil && aborted {
+		room.Disconnect()
+		err = ctx.Err()
+	}
+	if err != nil {
+		c.teardownAudio()
+		c.n.close()
+		e.unregister(c)
+		lifeCancel()
+		return nil, fmt.Errorf("media: join: %w", err)
+	}
+	go c.run()
+	if err := c.do(ctx, func() error { return c.installRoom(room) }); err != nil {
+		_ = c.Leave(context.Background())
+		return nil, fmt.Errorf("media: join: %w", err)
+	}
+	if p.Screen.Enabled {
+		if err := c.StartScreen(ctx, p.Screen); err != nil {
+			c.n.send(Event{Err: err})
+		}
+	}
+	if p.Camera.Enabled {
+		if err := c.StartCamera(ctx, p.Camera); err != nil {
+			c.n.send(Event{Err: err})
+		}
+	}
+	return c, nil
+}
+
+// Events is the call's event stream: the full state first, then deltas. It
+// is closed after Leave (or when reconnecting gave up). Read it until it is
+// closed; undelivered deltas are merged, never dropped.
+func (c *Call) Events() <-chan Event { return c.n.out }
+
+// State is a copy of the full current state.
+func (c *Call) State() Event {
+	var s Event
+	if err := c.do(context.Background(), func() error { s = c.snapshot(); return nil }); err != nil {
+		<-c.done // the call goroutine has ended: nothing writes the state any more
+		return c.snapshot()
+	}
+	return s
+}
+
+func (c *Call) snapshot() Event {
+	conn, lv, loc, dup, au := *c.st.Conn, *c.st.Levels, *c.st.Local, *c.st.Duplex, *c.st.Audio
+	return Event{Conn: &conn, Levels: &lv, Local: &loc, Participants: cloneParticipants(c.st.Participants), Duplex: &dup, Audio: &au}
+}
+
+// do runs fn on the call goroutine and returns its error.
+func (c *Call) do(ctx context.Context, fn func() error) error {
+	o := op{fn: fn, res: make(chan error, 1)}
+	select {
+	case c.ops <- o:
+	case <-c.done:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-o.res:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// post runs fn on the call goroutine without waiting (from helper goroutines).
+func (c *Call) post(fn func()) {
+	go func() {
+		_ = c.do(context.Background(), func() error { fn(); return nil })
+	}()
+}
+
+func (c *Call) run() {
+	defer close(c.done)
+	levels := time.NewTicker(levelInterval)
+	defer levels.Stop()
+	for {
+		select {
+		case <-c.q.Wake():
+			for _, s := range c.q.Drain() {
+				c.handle(s)
+			}
+		case o := <-c.ops:
+			o.res <- o.fn()
+		case <-levels.C:
+			c.tick()
+		case <-c.leaveReq:
+			c.teardown()
+			return
+		}
+	}
+}
+
+// ---- audio set-up -------------------------------------------------------
+
+func (c *Call) setupAudio() {
+	e := c.e
+	au := &AudioStatus{}
+	if e.actx != nil {
+		au.Backend = e.actx.Backend().String()
+	}
+	var reasons []string
+
+	// speaker
+	headset := false
+	if c.p.Speaker.Disabled {
+		reasons = append(reasons, "speaker off")
+	} else if e.actx == nil {
+		reasons = append(reasons, fmt.Sprintf("no speaker (%v)", e.audioErr))
+	} else {
+		pb := e.actx.NewPlayback(c.p.Speaker.DeviceID, e.cfg.Period, c.mixer, c.deviceLost("speaker"))
+		if err := pb.Start(); err != nil {
+			reasons = append(reasons, fmt.Sprintf("no speaker (%v)", err))
+		} else {
+			c.playback = pb
+			au.Playback = true
+			headset = e.actx.IsHeadset(audio.Output, c.p.Speaker.DeviceID)
+		}
+	}
+
+	// microphone
+	if !c.p.Mic.Disabled {
+		if err := c.startMicSource(c.p.Mic.DeviceID, true); err != nil {
+			reasons = append(reasons, fmt.Sprintf("no microphone (%v)", err))
+		} else {
+			au.Capture = true
+		}
+	} else {
+		reasons = append(reasons, "microphone off")
+	}
+	au.TextOnly = !au.Capture && !au.Playback
+	au.Reason = strings.Join(reasons, "; ")
+	c.st.Audio = au
+
+	mode := c.p.HalfDuplex
+	if mode == HalfDuplexAuto {
+		mode = e.cfg.HalfDuplex
+	}
+	c.applyDuplex(mode, headset)
+	c.st.Local.Mic.Muted = c.muted.Load()
+	c.st.Local.Mic.PushToTalk = c.ptt.Load()
+	c.st.Local.Mic.DeviceID = c.p.Mic.DeviceID
+	if c.mic != nil {
+		if s := c.mic.Source(); s != nil {
+			c.st.Local.Mic.Source = s.Name()
+		}
+	}
+}
+
+// micSourceHook lets tests inject a capture source (nil: use the options).
+var micSourceHook func(MicOptions) audio.Source
+
+// startMicSource starts capturing from deviceID (or, at join, the tone the
+// options ask for), creating the publisher if there is none yet. On
+// failure there is no publisher: the call has no microphone.
+func (c *Call) startMicSource(deviceID string, atJoin bool) error {
+	var src audio.Source
+	switch {
+	case micSourceHook != nil:
+		src = micSourceHook(c.p.Mic)
+	case atJoin && c.p.Mic.Tone > 0:
+		src = audio.NewToneSource(audio.Tone{Freq: c.p.Mic.Tone, Level: c.p.Mic.ToneLevel})
+	case c.e.actx == nil:
+		return fmt.Errorf("%w: %v", ErrNoAudioDevice, c.e.audioErr)
+	default:
+		src = c.e.actx.NewCapture(deviceID, c.e.cfg.Period, c.deviceLost("microphone"))
+	}
+	if c.mic == nil {
+		pub, err := audio.NewPublisher(audio.PublisherConfig{Gate: c.gate, OnFrame: c.onMicFrame})
+		if err != nil {
+			return err
+		}
+		c.mic = pub
+	}
+	if err := c.mic.SetSource(src); err != nil {
+		if c.micPub == nil { // never published: drop it
+			_ = c.mic.Close()
+			c.mic = nil
+		}
+		return fmt.Errorf("%w: %w", ErrNoAudioDevice, err)
+	}
+	return nil
+}
+
+// deviceLost returns a callback for a device that stops by itself; it only
+// enqueues (it runs on a miniaudio thread).
+func (c *Call) deviceLost(what string) func(error) {
+	return func(err error) {
+		c.post(func() { c.onDeviceLost(what, err) })
+	}
+}
+
+func (c *Call) onDeviceLost(what string, err error) {
+	au := *c.st.Audio
+	if what == "microphone" {
+		au.Capture = false
+		// fall back to the default input if a specific one vanished
+		if c.st.Local.Mic.DeviceID != "" && c.mic != nil {
+			if c.startMicSource("", false) == nil {
+				au.Capture = true
+				c.st.Local.Mic.DeviceID = ""
+			}
+		}
+	} else {
+		au.Playback = false
+		if c.playback != nil {
+			_ = c.playback.Stop()
+			c.playback = nil
+		}
+	}
+	au.TextOnly = !au.Capture && !au.Playback
+	au.Reason = fmt.Sprintf("%s lost: %v", what, err)
+	c.st.Audio = &au
+	loc := *c.st.Local
+	c.st.Local = &loc
+	c.n.send(Event{Audio: &au, Local: &loc, Err: fmt.Errorf("media: %s: %w", what, err)})
+}
+
+func (c *Call) applyDuplex(mode HalfDuplexMode, headset bool) {
+	on := mode == HalfDuplexOn || (mode == HalfDuplexAuto && !headset)
+	c.halfDuplex.Store(on)
+	d := &Duplex{Mode: mode, HalfDuplex: on, Headset: headset}
+	switch {
+	case on:
+		d.Reason = "Half-duplex: your microphone is muted while the agent speaks, because there is no echo canceller. Use a headset for full duplex."
+	case headset:
+		d.Reason = "Full duplex (headset)."
+	default:
+		d.Reason = "Full duplex: without a headset the agent may hear itself (no echo canceller)."
+	}
+	c.st.Duplex = d
+}
+
+func (c *Call) teardownAudio() {
+	if c.mic != nil {
+		_ = c.mic.Close()
+		c.mic = nil
+	}
+	if c.playback != nil {
+		_ = c.playback.Stop()
+		c.playback = nil
+	}
+}
+
+// gate runs on the publisher goroutine for every 20 ms frame.
+func (c *Call) gate() audio.Gate {
+	if c.muted.Load() || (c.ptt.Load() && !c.pttDown.Load()) {
+		return audio.GateClosed
+	}
+	if c.ducked() {
+		return audio.GateSilence
+	}
+	return audio.GateOpen
+}
+
+func (c *Call) ducked() bool {
+	if !c.halfDuplex.Load() {
+		return false
+	}
+	last := c.lastVoice.Load()
+	if last == 0 {
+		return false
+	}
+	// what is still queued for playback will be heard later
+	hang := duckHang + c.e.cfg.MaxPlaybackLatency/4
+	return time.Since(time.Unix(0, last)) < hang
+}
+
+// frameHook lets tests and benchmarks see every captured frame.
+var frameHook func(audio.Frame)
+
+func (c *Call) onMicFrame(f audio.Frame) {
+	if h := frameHook; h != nil {
+		h(f)
+	}
+}
+
+func (c *Call) onRemotePCM(p []int16) {
+	if audio.RMS(p) > 0.003 { // about -50 dBFS
+		c.lastVoice.Store(time.Now().UnixNano())
+	}
+}
+
+// ---- room ---------------------------------------------------------------
+
+// installRoom makes room the current room: publishes the microphone and
+// the video that is on, and builds playback for what is subscribed.
+func (c *Call) installRoom(room *lksdk.Room) error {
+	c.room = room
+	c.appRetry = false
+	var errs []error
+	if c.mic != nil {
+		if err := c.publishMic(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, v := range []*videoOut{c.screen, c.camera} {
+		if v != nil {
+			if err := c.publishVideo(v); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	c.refreshConn("")
+	c.reconcile()
+	c.emitLocal()
+	return errors.Join(errs...)
+}
+
+func (c *Call) publishMic() error {
+	lt, err := lksdk.NewLocalTrack(webrtc.RTPCodecCapability{
+		MimeType: webrtc.MimeTypeOpus, ClockRate: 48000, Channels: 2,
+		SDPFmtpLine: "minptime=10;useinbandfec=1",
+	})
+	if err != nil {
+		return fmt.Errorf("media: microphone track: %w", err)
+	}
+	mic := c.mic
+	lt.OnBind(func() {
+		// producers start when the track is bound: earlier writes are dropped
+		mic.SetSink(func(s pmedia.Sample) error { return lt.WriteSample(s, nil) })
+	})
+	pub, err := c.room.LocalParticipant.PublishTrack(lt, &lksdk.TrackPublicationOptions{
+		Name: "microphone", Source: livekit.TrackSource_MICROPHONE,
+	})
+	if err != nil {
+		return fmt.Errorf("media: publish microphone: %w", err)
+	}
+	if c.muted.Load() {
+		pub.SetMuted(true)
+	}
+	c.micPub = pub
+	c.st.Local.Mic.Published = true
+	return nil
+}
+
+func (c *Call) publishVideo(v *videoOut) error {
+	lt, err := v.pub.NewLocalTrack()
+	if err != nil {
+		return err
+	}
+	w, h := v.pub.Source().Size()
+	name := "camera"
+	if v.source == livekit.TrackSource_SCREEN_SHARE {
+		name = "screen"
+	}
+	pub, err := c.room.LocalParticipant.PublishTrack(lt, &lksdk.TrackPublicationOptions{
+		Name: name, Source: v.source, VideoWidth: w, VideoHeight: h,
+	})
+	if err != nil {
+		return fmt.Errorf("media: publish %s: %w", name, err)
+	}
+	v.lpub = pub
+	return nil
+}
+
+// dropRoom forgets the current room (after it disconnected) and everything
+// bound to it. Publishers (mic, encoders) stay: they are republished on
+// the next room.
+func (c *Call) dropRoom() {
+	if c.room != nil {
+		c.room.Disconnect()
+	}
+	c.room = nil
+	c.micPub = nil
+	if c.mic != nil {
+		c.mic.SetSink(nil)
+	}
+	for _, v := range []*videoOut{c.screen, c.camera} {
+		if v != nil {
+			v.lpub = nil
+		}
+	}
+	c.st.Local.Mic.Published = false
+	c.reconcile()
+	c.emitLocal()
+}
+
+func (c *Call) handle(s lkroom.Signal) {
+	if s.Room != nil && s.Room != c.room {
+		return // from a room we already dropped
+	}
+	switch s.Kind {
+	case lkroom.Reconnecting, lkroom.Reconnected:
+		c.refreshConn("")
+		if s.Kind == lkroom.Reconnected {
+			// after a full restart the subscriptions are new: rebuild playback
+			c.reconcile()
+		}
+	case lkroom.Disconnected:
+		c.onDisconnected(s.Reason)
+	case lkroom.LocalTrackPublished, lkroom.LocalTrackUnpublished:
+		c.emitLocal()
+	default:
+		c.reconcile()
+	}
+}
+
+// refreshConn re-reads the room's connection state.
+func (c *Call) refreshConn(reason string) {
+	ci := *c.st.Conn
+	ci.Reason = reason
+	switch {
+	case c.room == nil && c.appRetry:
+		ci.State = ConnReconnecting
+	case c.room == nil:
+		ci.State = ConnDisconnected
+	default:
+		switch c.room.ConnectionState() {
+		case lksdk.ConnectionStateConnected:
+			ci.State, ci.Attempt = ConnConnected, 0
+		case lksdk.ConnectionStateReconnecting:
+			ci.State = ConnReconnecting
+		default:
+			ci.State = ConnDisconnected
+		}
+		ci.Room = c.room.Name()
+		ci.Identity = c.room.LocalParticipant.Identity()
+	}
+	if reflect.DeepEqual(ci, *c.st.Conn) {
+		return
+	}
+	c.st.Conn = &ci
+	cp := ci
+	c.n.send(Event{Conn: &cp})
+}
+
+// onDisconnected handles the room ending without our Leave: a
+// server-initiated leave (no automatic retry) or the SDK giving up. The
+// call reconnects itself with backoff.
+func (c *Call) onDisconnected(reason string) {
+	if c.room == nil {
+		return
+	}
+	c.log.Info("room disconnected; reconnecting", "reason", reason)
+	c.appRetry = true
+	c.dropRoom()
+	c.refreshConn("disconnected by the server: " + reason)
+	go c.reconnect(c.lifeCtx)
+}
+
+func (c *Call) reconnect(ctx context.Context) {
+	deadline := time.Now().Add(c.e.cfg.Reconnect)
+	backoff := 500 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		c.post(func() {
+			if c.room != nil || !c.appRetry {
+				return // connected (or left) meanwhile
+			}
+			ci := *c.st.Conn
+			ci.Attempt = attempt
+			c.st.Conn = &ci
+			cp := ci
+			c.n.send(Event{Conn: &cp})
+		})
+		url, token := c.p.URL, c.p.Token
+		var err error
+		if c.p.Refresh != nil {
+			url, token, err = c.p.Refresh(ctx)
+		}
+		var room *lksdk.Room
+		if err == nil {
+			room, err = lkroom.Connect(ctx, url, token, c.q.Push, lksdk.WithLogger(lkroom.NewLogger(c.log)))
+		}
+		if err == nil {
+			err := c.do(context.Background(), func() error {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err := c.installRoom(room); err != nil {
+					c.n.send(Event{Err: err})
+				}
+				return nil
+			})
+			if err != nil { // left meanwhile
+				room.Disconnect()
+			}
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		c.log.Warn("reconnect failed", "attempt", attempt, "err", err)
+		if time.Now().After(deadline) {
+			c.post(func() {
+				c.appRetry = false
+				c.refreshConn(fmt.Sprintf("could not reconnect: %v", err))
+			})
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 8*time.Second)
+	}
+}
+
+// reconcile re-reads the room's remote participants: it builds playback
+// for every subscribed audio track that has none (new, or re-subscribed
+// after a full restart), drops playback of tracks that went away, and
+// emits the participant list if it changed.
+func (c *Call) reconcile() {
+	seen := map[string]bool{}
+	var parts []Participant
+	if c.room != nil {
+		for _, rp := range c.room.GetRemoteParticipants() {
+			parts = append(parts, c.participant(rp))
+			for _, tp := range rp.TrackPublications() {
+				pub, ok := tp.(*lksdk.RemoteTrackPublication)
+				if !ok || pub.Kind() != lksdk.TrackKindAudio {
+					continue
+				}
+				tr := pub.TrackRemote()
+				if tr == nil {
+					continue
+				}
+				sid := pub.SID()
+				seen[sid] = true
+				if ra, ok := c.subs[sid]; ok && ra.track == tr {
+					continue
+				} else if ok {
+					c.closeRemote(sid, ra)
+				}
+				ring := c.mixer.NewInput()
+				sub, err := audio.Subscribe(tr, audio.SubscriberConfig{Out: ring, Meter: &c.agentMeter, OnPCM: c.onRemotePCM})
+				if err != nil {
+					c.mixer.Remove(ring)
+					c.n.send(Event{Err: err})
+					continue
+				}
+				c.subs[sid] = &remoteAudio{track: tr, sub: sub, ring: ring}
+			}
+		}
+	}
+	for sid, ra := range c.subs {
+		if !seen[sid] {
+			c.closeRemote(sid, ra)
+		}
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i].Identity < parts[j].Identity })
+	if parts == nil {
+		parts = []Participant{}
+	}
+	if !reflect.DeepEqual(parts, c.st.Participants) {
+		c.st.Participants = parts
+		c.n.send(Event{Participants: cloneParticipants(parts)})
+	}
+}
+
+func (c *Call) closeRemote(sid string, ra *remoteAudio) {
+	ra.sub.Close()
+	c.mixer.Remove(ra.ring)
+	delete(c.subs, sid)
+}
+
+func (c *Call) participant(rp *lksdk.RemoteParticipant) Participant {
+	attrs := rp.Attributes()
+	p := Participant{
+		Identity:   rp.Identity(),
+		Name:       rp.Name(),
+		SID:        rp.SID(),
+		Kind:       kindName(rp.Kind()),
+		Attributes: map[string]string{},
+		Speaking:   rp.IsSpeaking(),
+	}
+	for k, v := range attrs {
+		p.Attributes[k] = v
+	}
+	p.AgentState = p.Attributes[AgentStateAttribute]
+	for _, tp := range rp.TrackPublications() {
+		rt := RemoteTrack{
+			SID:    tp.SID(),
+			Name:   tp.Name(),
+			Kind:   TrackKind(tp.Kind()),
+			Source: TrackSource(strings.ToLower(tp.Source().String())),
+			Muted:  tp.IsMuted(),
+		}
+		if pub, ok := tp.(*lksdk.RemoteTrackPublication); ok {
+			rt.Subscribed = pub.TrackRemote() != nil
+		}
+		p.Tracks = append(p.Tracks, rt)
+	}
+	sort.Slice(p.Tracks, func(i, j int) bool { return p.Tracks[i].SID < p.Tracks[j].SID })
+	return p
+}
+
+// kindName is the participant kind in lower case ("standard", "agent", ...).
+func kindName(k lksdk.ParticipantKind) string {
+	for _, v := range []livekit.ParticipantInfo_Kind{
+		livekit.ParticipantInfo_STANDARD, livekit.ParticipantInfo_INGRESS, livekit.ParticipantInfo_EGRESS,
+		livekit.ParticipantInfo_SIP, livekit.ParticipantInfo_AGENT, livekit.ParticipantInfo_CONNECTOR,
+	} {
+		if lksdk.ParticipantKind(v) == k {
+			return strings.ToLower(v.String())
+		}
+	}
+	return fmt.Sprintf("kind-%d", int(k))
+}
+
+// tick sends levels (≤ 30 Hz) and the microphone's talking/ducked state.
+func (c *Call) tick() {
+	lv := Levels{Agent: c.agentMeter.Level()}
+	if c.mic != nil {
+		lv.Mic = c.mic.Meter().Level()
+	}
+	if abs(lv.Mic-c.lastLevel.Mic) > 0.005 || abs(lv.Agent-c.lastLevel.Agent) > 0.005 {
+		c.lastLevel = lv
+		c.st.Levels = &lv
+		cp := lv
+		c.n.send(Event{Levels: &cp})
+	}
+	// the agent meter only moves when audio is decoded: let it fall when
+	// nothing has been heard for a while
+	if last := c.lastVoice.Load(); last != 0 && time.Since(time.Unix(0, last)) > 500*time.Millisecond {
+		c.agentMeter.Update(silentTick[:])
+	}
+	c.emitLocal()
+	// callbacks may run before the SDK updates its state: re-read it
+	c.ticks++
+	if c.ticks%10 == 0 && c.room != nil {
+		c.refreshConn(c.st.Conn.Reason)
+	}
+}
+
+var silentTick [1600]int16
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+// emitLocal recomputes the local-track state and sends it if it changed.
+func (c *Call) emitLocal() {
+	loc := *c.st.Local
+	loc.Mic.Published = c.micPub != nil
+	loc.Mic.Muted = c.muted.Load()
+	loc.Mic.PushToTalk = c.ptt.Load()
+	loc.Mic.Ducked = c.mic != nil && c.ducked()
+	loc.Mic.Talking = c.mic != nil && c.micPub != nil && c.gate() == audio.GateOpen
+	if c.mic != nil {
+		if s := c.mic.Source(); s != nil {
+			loc.Mic.Source = s.Name()
+		} else {
+			loc.Mic.Source = ""
+		}
+	}
+	loc.Screen = c.videoState(c.screen)
+	loc.Camera = c.videoState(c.camera)
+	if loc == *c.st.Local {
+		return
+	}
+	c.st.Local = &loc
+	cp := loc
+	c.n.send(Event{Local: &cp})
+}
+
+func (c *Call) videoState(v *videoOut) VideoState {
+	if v == nil {
+		return VideoState{}
+	}
+	w, h := v.pub.Source().Size()
+	if v.source == livekit.TrackSource_SCREEN_SHARE {
+		c.screenW.Store(int64(w))
+		c.screenH.Store(int64(h))
+	}
+	return VideoState{Published: v.lpub != nil, DeviceID: v.id, Width: w, Height: h}
+}
+
+// ---- controls -----------------------------------------------------------
+
+// SetMuted mutes or unmutes the microphone: no audio is sent while muted,
+// and the publication is marked muted so others see it.
+func (c *Call) SetMuted(ctx context.Context, muted bool) error {
+	return c.do(ctx, func() error {
+		c.muted.Store(muted)
+		if c.micPub != nil {
+			c.micPub.SetMuted(muted)
+		}
+		c.emitLocal()
+		return nil
+	})
+}
+
+// SetPushToTalk switches push-to-talk mode on or off.
+func (c *Call) SetPushToTalk(ctx context.Context, enabled bool) error {
+	return c.do(ctx, func() error {
+		c.ptt.Store(enabled)
+		c.pttDown.Store(false)
+		c.emitLocal()
+		return nil
+	})
+}
+
+// PushToTalk reports the push-to-talk key: audio flows while pressed (in
+// push-to-talk mode).
+func (c *Call) PushToTalk(ctx context.Context, pressed bool) error {
+	return c.do(ctx, func() error {
+		c.pttDown.Store(pressed)
+		c.emitLocal()
+		return nil
+	})
+}
+
+// SetHalfDuplex changes echo handling during the call.
+func (c *Call) SetHalfDuplex(ctx context.Context, mode HalfDuplexMode) error {
+	return c.do(ctx, func() error {
+		c.applyDuplex(mode, c.st.Duplex.Headset)
+		d := *c.st.Duplex
+		c.n.send(Event{Duplex: &d})
+		c.emitLocal()
+		return nil
+	})
+}
+
+// SwitchMic captures from another input ("" = default) without touching
+// the published track: the call goes on.
+func (c *Call) SwitchMic(ctx context.Context, deviceID string) error {
+	return c.do(ctx, func() error {
+		if c.p.Mic.Disabled {
+			return fmt.Errorf("media: switch microphone: microphone disabled for this call")
+		}
+		if err := c.startMicSource(deviceID, false); err != nil {
+			if c.mic != nil { // try to get the previous one back
+				_ = c.startMicSource(c.st.Local.Mic.DeviceID, false)
+			}
+			return fmt.Errorf("media: switch microphone: %w", err)
+		}
+		if c.micPub == nil && c.room != nil {
+			if err := c.publishMic(); err != nil {
+				return err
+			}
+		}
+		c.st.Local.Mic.DeviceID = deviceID
+		au := *c.st.Audio
+		au.Capture, au.TextOnly = true, false
+		c.st.Audio = &au
+		c.n.send(Event{Audio: &au})
+		c.emitLocal()
+		return nil
+	})
+}
+
+// SwitchSpeaker plays to another output ("" = default). The decoded audio
+// is not interrupted (the mixer stays).
+func (c *Call) SwitchSpeaker(ctx context.Context, deviceID string) error {
+	return c.do(ctx, func() error {
+		if c.e.actx == nil {
+			return fmt.Errorf("media: switch speaker: %w", ErrNoAudioDevice)
+		}
+		pb := c.e.actx.NewPlayback(deviceID, c.e.cfg.Period, c.mixer, c.deviceLost("speaker"))
+		if c.playback != nil {
+			_ = c.playback.Stop()
+			c.playback = nil
+		}
+		au := *c.st.Audio
+		if err := pb.Start(); err != nil {
+			au.Playback = false
+			au.Reason = fmt.Sprintf("no speaker (%v)", err)
+			au.TextOnly = !au.Capture
+			c.st.Audio = &au
+			c.n.send(Event{Audio: &au})
+			return fmt.Errorf("media: switch speaker: %w", err)
+		}
+		c.playback = pb
+		au.Playback, au.TextOnly = true, false
+		c.st.Audio = &au
+		c.applyDuplex(c.st.Duplex.Mode, c.e.actx.IsHeadset(audio.Output, deviceID))
+		d := *c.st.Duplex
+		c.n.send(Event{Audio: &au, Duplex: &d})
+		return nil
+	})
+}
+
+// StartScreen shares a screen (scaled to MaxWidth, FPS frames a second).
+func (c *Call) StartScreen(ctx context.Context, o ScreenOptions) error {
+	o = o.withDefaults(c.e.cfg.Screen)
+	return c.do(ctx, func() error {
+		if c.screen != nil {
+			return nil
+		}
+		src, err := video.Open(video.KindScreen, video.SourceOptions{DeviceID: o.DisplayID, MaxWidth: o.MaxWidth, FPS: o.FPS})
+		if err != nil {
+			if errors.Is(err, video.ErrNoScreen) {
+				return fmt.Errorf("media: start screen: %w: %v", ErrNoScreen, err)
+			}
+			return fmt.Errorf("media: start screen: %w", err)
+		}
+		return c.startVideo(&c.screen, src, o.BitRate, livekit.TrackSource_SCREEN_SHARE, o.DisplayID)
+	})
+}
+
+// StopScreen stops sharing and unpublishes the track.
+func (c *Call) StopScreen(ctx context.Context) error {
+	return c.do(ctx, func() error { return c.stopVideo(&c.screen) })
+}
+
+// StartCamera publishes the camera.
+func (c *Call) StartCamera(ctx context.Context, o CameraOptions) error {
+	return c.do(ctx, func() error {
+		if c.camera != nil {
+			return nil
+		}
+		src, err := video.Open(video.KindCamera, video.SourceOptions{DeviceID: o.DeviceID, Width: o.Width, Height: o.Height, FPS: o.FPS})
+		if err != nil {
+			if errors.Is(err, video.ErrNoCamera) {
+				return fmt.Errorf("media: start camera: %w: %v", ErrNoCamera, err)
+			}
+			return fmt.Errorf("media: start camera: %w", err)
+		}
+		return c.startVideo(&c.camera, src, 0, livekit.TrackSource_CAMERA, o.DeviceID)
+	})
+}
+
+// StopCamera unpublishes the camera.
+func (c *Call) StopCamera(ctx context.Context) error {
+	return c.do(ctx, func() error { return c.stopVideo(&c.camera) })
+}
+
+func (c *Call) startVideo(slot **videoOut, src *video.Source, bitrate int, source livekit.TrackSource, id string) error {
+	pub, err := video.NewPublisher(src, video.EncoderOptions{BitRate: bitrate})
+	if err != nil {
+		_ = src.Close()
+		return err
+	}
+	v := &videoOut{pub: pub, source: source, id: id}
+	if c.room != nil {
+		if err := c.publishVideo(v); err != nil {
+			_ = pub.Close()
+			return err
+		}
+	}
+	*slot = v
+	c.emitLocal()
+	return nil
+}
+
+func (c *Call) stopVideo(slot **videoOut) error {
+	v := *slot
+	if v == nil {
+		return nil
+	}
+	*slot = nil
+	var err error
+	if v.lpub != nil && c.room != nil {
+		err = c.room.LocalParticipant.UnpublishTrack(v.lpub.SID())
+	}
+	err = errors.Join(err, v.pub.Close())
+	if v.source == livekit.TrackSource_SCREEN_SHARE {
+		c.screenW.Store(0)
+		c.screenH.Store(0)
+	}
+	c.emitLocal()
+	return err
+}
+
+// ScreenFrameSize is the size of the screen frames being sent (0, 0 when
+// not sharing).
+func (c *Call) ScreenFrameSize() (w, h int) {
+	return int(c.screenW.Load()), int(c.screenH.Load())
+}
+
+// Leave leaves the room, stops every device and closes Events.
+func (c *Call) Leave(ctx context.Context) error {
+	c.leaveMu.Do(func() { close(c.leaveReq) })
+	select {
+	case <-c.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *Call) teardown() {
+	c.lifeCancel()
+	_ = c.stopVideo(&c.screen)
+	_ = c.stopVideo(&c.camera)
+	if c.room != nil {
+		c.room.Disconnect()
+		c.room = nil
+	}
+	c.appRetry = false
+	for sid, ra := range c.subs {
+		c.closeRemote(sid, ra)
+	}
+	c.teardownAudio()
+	ci := *c.st.Conn
+	ci.State, ci.Reason, ci.Attempt = ConnDisconnected, "left", 0
+	c.st.Conn = &ci
+	cp := ci
+	c.n.send(Event{Conn: &cp})
+	c.n.close()
+	c.e.unregister(c)
+}

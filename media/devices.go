@@ -1,0 +1,41 @@
+package media
+
+// DeviceKind is what a device does.
+type DeviceKind string
+
+// Device kinds.
+const (
+	DeviceMic     DeviceKind = "mic"
+	DeviceSpeaker DeviceKind = "speaker"
+	DeviceCamera  DeviceKind = "camera"
+	DeviceScreen  DeviceKind = "screen"
+)
+
+// Device is an input, output, camera or screen.
+type Device struct {
+	ID      string // pass it back in options; "" there means the default
+	Name    string
+	Kind    DeviceKind
+	Default bool
+	Headset bool // a mic or speaker whose name suggests a headset (drives HalfDuplexAuto)
+}
+
+// Devices lists what is available now.
+type Devices struct {
+	Mics     []Device
+	Speakers []Device
+	Cameras  []Device
+	Screens  []Device
+}
+
+// Capabilities says which media features work on this machine and, when
+// not, why (a sentence for the UI).
+type Capabilities struct {
+	Audio        bool   // an audio backend initialised
+	AudioBackend string // the backend in use
+	AudioReason  string
+	Camera       bool
+	CameraReason string
+	Screen       bool
+	ScreenReason string
+}

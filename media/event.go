@@ -1,0 +1,183 @@
+package media
+
+import (
+	"maps"
+	"slices"
+)
+
+// ConnState is the state of a call's connection to the room.
+type ConnState string
+
+// Connection states.
+const (
+	ConnConnecting   ConnState = "connecting"
+	ConnConnected    ConnState = "connected"
+	ConnReconnecting ConnState = "reconnecting" // the SDK resumes/restarts, or the app reconnects after a server leave
+	ConnDisconnected ConnState = "disconnected" // final: left, or reconnection gave up
+)
+
+// String implements fmt.Stringer.
+func (s ConnState) String() string { return string(s) }
+
+// ConnInfo describes the connection.
+type ConnInfo struct {
+	State    ConnState
+	Reason   string // why it is reconnecting or disconnected; "" otherwise
+	Attempt  int    // app-driven reconnect attempt (0 when not reconnecting that way)
+	Room     string
+	Identity string // our participant identity
+}
+
+// Levels are meter positions 0..1 (dBFS from -60 to 0, smoothed).
+type Levels struct {
+	Mic   float64 // our microphone, as captured (even when muted)
+	Agent float64 // the remote audio being played (the agent's voice)
+}
+
+// MicState is the state of our microphone.
+type MicState struct {
+	Published  bool
+	Muted      bool // muted by the user (others see the track muted)
+	PushToTalk bool // push-to-talk mode
+	Talking    bool // audio is being sent right now (not muted, PTT pressed, not ducked)
+	Ducked     bool // half-duplex: the agent is speaking, we send silence
+	Source     string
+	DeviceID   string
+}
+
+// VideoState is the state of our camera or screen share.
+type VideoState struct {
+	Published bool
+	DeviceID  string
+	Width     int // size of the frames sent
+	Height    int
+}
+
+// LocalTracks is everything we publish.
+type LocalTracks struct {
+	Mic    MicState
+	Camera VideoState
+	Screen VideoState
+}
+
+// TrackKind is "audio" or "video".
+type TrackKind string
+
+// Track kinds.
+const (
+	KindAudio TrackKind = "audio"
+	KindVideo TrackKind = "video"
+)
+
+// TrackSource is the LiveKit track source in lower case ("microphone",
+// "camera", "screen_share", "screen_share_audio", "unknown"); other values
+// are kept as they come.
+type TrackSource string
+
+// Track sources.
+const (
+	SourceMicrophone       TrackSource = "microphone"
+	SourceCamera           TrackSource = "camera"
+	SourceScreenShare      TrackSource = "screen_share"
+	SourceScreenShareAudio TrackSource = "screen_share_audio"
+	SourceUnknown          TrackSource = "unknown"
+)
+
+// RemoteTrack is a track published by another participant.
+type RemoteTrack struct {
+	SID        string
+	Name       string
+	Kind       TrackKind
+	Source     TrackSource
+	Muted      bool
+	Subscribed bool
+}
+
+// AgentStateAttribute is the attribute LiveKit agents publish their state in.
+const AgentStateAttribute = "lk.agent.state"
+
+// Participant is another participant of the room.
+type Participant struct {
+	Identity   string
+	Name       string
+	SID        string
+	Kind       string // "standard", "agent", "ingress", "egress", "sip", ...
+	Attributes map[string]string
+	AgentState string // Attributes["lk.agent.state"]: "initializing", "listening", "thinking", "speaking"
+	Speaking   bool
+	Tracks     []RemoteTrack
+}
+
+// Duplex is the echo-handling state, with a sentence for the UI.
+type Duplex struct {
+	Mode       HalfDuplexMode
+	HalfDuplex bool   // the microphone is ducked while the agent speaks
+	Headset    bool   // the output device looks like a headset
+	Reason     string // e.g. "Half-duplex: your microphone is muted while the agent speaks (no echo canceller); use a headset for full duplex."
+}
+
+// AudioStatus says which audio devices work.
+type AudioStatus struct {
+	Backend  string // the miniaudio backend in use, "" if none
+	Capture  bool   // a microphone (or the tone) is capturing
+	Playback bool   // the speaker is playing
+	// TextOnly: no usable microphone and no speaker: the call carries no
+	// voice; the UI should offer text only.
+	TextOnly bool
+	Reason   string // why capture or playback is off
+}
+
+// Event is a change of a call's state in the style of tailscale's
+// ipn.Notify: nil fields are unchanged. The first event on Events() and
+// the result of State() have every field set (Participants non-nil).
+type Event struct {
+	Conn         *ConnInfo
+	Levels       *Levels
+	Local        *LocalTracks
+	Participants []Participant // the full list whenever it changed; nil = unchanged
+	Duplex       *Duplex
+	Audio        *AudioStatus
+	// Err is a non-fatal problem to show (device lost, publish failed, ...).
+	Err error
+}
+
+// merge folds the newer delta n into e (later values win; errors are
+// joined by keeping the latest).
+func (e *Event) merge(n Event) {
+	if n.Conn != nil {
+		e.Conn = n.Conn
+	}
+	if n.Levels != nil {
+		e.Levels = n.Levels
+	}
+	if n.Local != nil {
+		e.Local = n.Local
+	}
+	if n.Participants != nil {
+		e.Participants = n.Participants
+	}
+	if n.Duplex != nil {
+		e.Duplex = n.Duplex
+	}
+	if n.Audio != nil {
+		e.Audio = n.Audio
+	}
+	if n.Err != nil {
+		e.Err = n.Err
+	}
+}
+
+func (e Event) empty() bool {
+	return e.Conn == nil && e.Levels == nil && e.Local == nil && e.Participants == nil &&
+		e.Duplex == nil && e.Audio == nil && e.Err == nil
+}
+
+func cloneParticipants(ps []Participant) []Participant {
+	out := make([]Participant, len(ps))
+	for i, p := range ps {
+		p.Attributes = maps.Clone(p.Attributes)
+		p.Tracks = slices.Clone(p.Tracks)
+		out[i] = p
+	}
+	return out
+}

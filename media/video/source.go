@@ -1,0 +1,276 @@
+package video
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"io"
+	"math"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pion/mediadevices/pkg/driver"
+	"github.com/pion/mediadevices/pkg/frame"
+	mdvideo "github.com/pion/mediadevices/pkg/io/video"
+	"github.com/pion/mediadevices/pkg/prop"
+)
+
+// Defaults.
+const (
+	DefaultScreenMaxWidth = 1280
+	DefaultScreenFPS      = 5
+	DefaultCameraWidth    = 640
+	DefaultCameraHeight   = 480
+	DefaultCameraFPS      = 15
+)
+
+// SourceOptions configures Open.
+type SourceOptions struct {
+	DeviceID string // driver label; "" = the first device of the kind
+	// MaxWidth and MaxHeight bound the frames handed on (scaled down,
+	// keeping the aspect ratio). 0 means: screen 1280 wide, camera no limit.
+	MaxWidth, MaxHeight int
+	// Width and Height are the camera capture size asked for (the closest
+	// supported is used). 0 means 640×480. Ignored for screens.
+	Width, Height int
+	// FPS throttles the frames handed on. 0 means screen 5, camera 15.
+	FPS float64
+}
+
+// Source is a throttled, scaled video source producing I420 frames; it is a
+// mediadevices.VideoSource.
+type Source struct {
+	kind Kind
+	id   string
+	drv  driver.Driver
+	rd   mdvideo.Reader
+	o    SourceOptions
+
+	period time.Duration
+	next   time.Time
+
+	readMu sync.Mutex // held during a driver read (screen)
+	closed chan struct{}
+	once   sync.Once
+
+	bufs [3]*image.YCbCr
+	bi   int
+	w, h atomic.Int64
+
+	frames atomic.Uint64
+}
+
+// Open opens the screen or camera.
+func Open(kind Kind, o SourceOptions) (*Source, error) {
+	d, err := find(kind, o.DeviceID)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case KindScreen:
+		if o.MaxWidth == 0 {
+			o.MaxWidth = DefaultScreenMaxWidth
+		}
+		if o.FPS <= 0 {
+			o.FPS = DefaultScreenFPS
+		}
+	default:
+		if o.FPS <= 0 {
+			o.FPS = DefaultCameraFPS
+		}
+		if o.Width <= 0 || o.Height <= 0 {
+			o.Width, o.Height = DefaultCameraWidth, DefaultCameraHeight
+		}
+	}
+	if err := d.Open(); err != nil {
+		return nil, fmt.Errorf("video: open %s %s: %w", kind, d.Info().Label, err)
+	}
+	p, err := pickProp(kind, d.Properties(), o)
+	if err != nil {
+		_ = d.Close()
+		return nil, err
+	}
+	rec, ok := d.(driver.VideoRecorder)
+	if !ok {
+		_ = d.Close()
+		return nil, fmt.Errorf("video: %s is not a video recorder", d.Info().Label)
+	}
+	rd, err := rec.VideoRecord(p)
+	if err != nil {
+		_ = d.Close()
+		return nil, fmt.Errorf("video: record %s: %w", d.Info().Label, err)
+	}
+	s := &Source{
+		kind:   kind,
+		id:     d.Info().Label,
+		drv:    d,
+		rd:     rd,
+		o:      o,
+		period: time.Duration(float64(time.Second) / o.FPS),
+		closed: make(chan struct{}),
+	}
+	if p.Width > 0 && p.Height > 0 {
+		w, h := FitWithin(p.Width, p.Height, o.MaxWidth, o.MaxHeight)
+		s.w.Store(int64(w))
+		s.h.Store(int64(h))
+	}
+	return s, nil
+}
+
+func pickProp(kind Kind, props []prop.Media, o SourceOptions) (prop.Media, error) {
+	if len(props) == 0 {
+		return prop.Media{}, fmt.Errorf("video: %s reports no formats", kind)
+	}
+	if kind == KindScreen {
+		p := props[0]
+		// the driver ticks at this rate; we pace ourselves, so tick often
+		// enough that a frame is never late by more than 10 ms
+		p.FrameRate = 100
+		return p, nil
+	}
+	rank := map[frame.Format]int{frame.FormatI420: 0, frame.FormatNV12: 1, frame.FormatNV21: 1, frame.FormatYUYV: 2, frame.FormatUYVY: 2, frame.FormatMJPEG: 3}
+	cands := make([]prop.Media, 0, len(props))
+	for _, p := range props {
+		if _, ok := rank[p.FrameFormat]; ok {
+			cands = append(cands, p)
+		}
+	}
+	if len(cands) == 0 {
+		return prop.Media{}, fmt.Errorf("video: camera has no supported pixel format")
+	}
+	score := func(p prop.Media) float64 {
+		d := math.Abs(float64(p.Width-o.Width)) + math.Abs(float64(p.Height-o.Height))
+		if p.FrameRate > 0 && float64(p.FrameRate) < o.FPS {
+			d += 10000
+		}
+		return d*10 + float64(rank[p.FrameFormat])
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return score(cands[i]) < score(cands[j]) })
+	return cands[0], nil
+}
+
+// ID implements mediadevices.Source.
+func (s *Source) ID() string { return s.id }
+
+// Kind is what the source captures.
+func (s *Source) Kind() Kind { return s.kind }
+
+// Size is the size of the frames handed on (0, 0 before the first one when unknown).
+func (s *Source) Size() (w, h int) { return int(s.w.Load()), int(s.h.Load()) }
+
+// Frames counts frames handed on.
+func (s *Source) Frames() uint64 { return s.frames.Load() }
+
+// Read implements mediadevices' video.Reader: it waits for the next frame
+// slot, captures, scales to I420 and returns. The image stays valid until
+// two more frames were read.
+func (s *Source) Read() (image.Image, func(), error) {
+	for {
+		if s.kind == KindScreen {
+			// pull: wait for the slot, then grab
+			if d := time.Until(s.next); d > 0 {
+				t := time.NewTimer(d)
+				select {
+				case <-s.closed:
+					t.Stop()
+					return nil, func() {}, io.EOF
+				case <-t.C:
+				}
+			}
+		}
+		select {
+		case <-s.closed:
+			return nil, func() {}, io.EOF
+		default:
+		}
+		s.readMu.Lock()
+		img, release, err := s.rd.Read()
+		if err != nil {
+			s.readMu.Unlock()
+			select {
+			case <-s.closed:
+				return nil, func() {}, io.EOF
+			default:
+			}
+			return nil, func() {}, err
+		}
+		now := time.Now()
+		if s.kind == KindCamera && now.Before(s.next.Add(-s.period/4)) {
+			release() // throttle: too early, drop
+			s.readMu.Unlock()
+			continue
+		}
+		out := s.convert(img)
+		release()
+		s.readMu.Unlock()
+		if s.next.IsZero() || now.Sub(s.next) > s.period {
+			s.next = now.Add(s.period)
+		} else {
+			s.next = s.next.Add(s.period)
+		}
+		s.frames.Add(1)
+		return out, func() {}, nil
+	}
+}
+
+func (s *Source) convert(img image.Image) *image.YCbCr {
+	b := img.Bounds()
+	w, h := FitWithin(b.Dx(), b.Dy(), s.o.MaxWidth, s.o.MaxHeight)
+	s.bi = (s.bi + 1) % len(s.bufs)
+	dst := s.bufs[s.bi]
+	if dst == nil || dst.Rect.Dx() != w || dst.Rect.Dy() != h {
+		dst = newI420(w, h)
+		s.bufs[s.bi] = dst
+	}
+	ScaleToI420(dst, img)
+	s.w.Store(int64(w))
+	s.h.Store(int64(h))
+	return dst
+}
+
+// Close stops the source; a blocked Read returns io.EOF.
+func (s *Source) Close() error {
+	var err error
+	s.once.Do(func() {
+		close(s.closed)
+		if s.kind == KindScreen {
+			// the X11 driver's read cannot be interrupted: wait for it (≤ 10 ms)
+			s.readMu.Lock()
+			defer s.readMu.Unlock()
+		}
+		err = s.drv.Close()
+	})
+	return err
+}
+
+// Preview reads the camera until ctx ends and hands each frame to fn as a
+// fresh image that fn may keep. maxWidth 0 means 640; fps 0 means 15.
+func Preview(ctx context.Context, cameraID string, maxWidth int, fps float64, fn func(image.Image)) error {
+	if maxWidth <= 0 {
+		maxWidth = 640
+	}
+	src, err := Open(KindCamera, SourceOptions{DeviceID: cameraID, MaxWidth: maxWidth, FPS: fps})
+	if err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = src.Close() })
+	defer stop()
+	defer src.Close()
+	for {
+		img, _, err := src.Read()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		y := img.(*image.YCbCr)
+		cp := newI420(y.Rect.Dx(), y.Rect.Dy())
+		copy(cp.Y, y.Y)
+		copy(cp.Cb, y.Cb)
+		copy(cp.Cr, y.Cr)
+		fn(cp)
+	}
+}
