@@ -57,7 +57,7 @@ func (s *Store) UpdateAuditOutcome(ctx context.Context, id int64, outcome, detai
 
 // Audit returns up to limit entries (limit <= 0 means all), newest first.
 // A non-empty query keeps the entries whose agent name, task, requirement,
-// decision, outcome or detail contains it, ignoring ASCII case; % and _ in
+// decision, outcome, detail or digest contains it, ignoring ASCII case; % and _ in
 // query are matched literally.
 func (s *Store) Audit(ctx context.Context, query string, limit int) ([]AuditEntry, error) {
 	rows, err := s.r.QueryContext(ctx, auditSQL, query, "%"+escapeLike(query)+"%", sqlLimit(limit))
@@ -74,7 +74,7 @@ func (s *Store) Audit(ctx context.Context, query string, limit int) ([]AuditEntr
 // auditSQL takes ?1 the query, ?2 its escaped LIKE pattern, ?3 the limit.
 const auditSQL = `SELECT ` + auditCols + ` FROM audit
 WHERE ?1 = '' OR agent_name LIKE ?2 ESCAPE '\' OR task_id LIKE ?2 ESCAPE '\' OR requirement_id LIKE ?2 ESCAPE '\'
-	OR decision LIKE ?2 ESCAPE '\' OR outcome LIKE ?2 ESCAPE '\' OR detail LIKE ?2 ESCAPE '\'
+	OR decision LIKE ?2 ESCAPE '\' OR outcome LIKE ?2 ESCAPE '\' OR detail LIKE ?2 ESCAPE '\' OR digest LIKE ?2 ESCAPE '\'
 ORDER BY time DESC, id DESC LIMIT ?3`
 
 // escapeLike makes %, _ and the escape character \ literal in a LIKE
