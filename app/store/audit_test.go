@@ -57,7 +57,7 @@ func TestAudit(t *testing.T) {
 		{"_", 0, "task-2"},              // literal _
 		{`\`, 0, "task-2"},              // literal backslash
 		{"100%", 0, "task-2"},
-		{"sha256", 0, ""}, // the digest is not searched
+		{"sha256", 0, "task-3,task-2,task-1"}, // digests are searched too
 		{"nothing like it", 0, ""},
 	}
 	for _, tc := range tests {
