@@ -72,7 +72,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.MessageMetadata = md
 	if *demo {
-		srv, err := devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0"})
+		lk, err := devagent.LiveKitFromEnv() // nil when LIVEKIT_URL is unset: no realtime
+		if err != nil {
+			fmt.Fprintf(stderr, "aimdesk: %v\n", err)
+			return 1
+		}
+		srv, err := devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0", Handler: devagent.HandlerConfig{LiveKit: lk}})
 		if err != nil {
 			fmt.Fprintf(stderr, "aimdesk: start reference agent: %v\n", err)
 			return 1

@@ -261,6 +261,9 @@ func (c *Core) PendingApprovals() int {
 // ErrPlanChanged is returned: the app never raises the version itself.
 // Every decision is written to the audit log with its outcome.
 func (c *Core) Decide(ctx context.Context, id string, decision aim.Decision, comment string) error {
+	if IsRealtimeApproval(id) {
+		return c.DecideOperation(ctx, id, decision, comment)
+	}
 	c.mu.Lock()
 	ap := c.approvals[id]
 	if ap == nil {

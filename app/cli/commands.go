@@ -268,12 +268,19 @@ func cmdDevagent(ctx context.Context, e *env, args []string) int {
 	if host, _, err := net.SplitHostPort(listen); err == nil && host != "127.0.0.1" && host != "localhost" && host != "::1" {
 		fmt.Fprintf(e.stderr, "aimdesk devagent: warning: listening on %s makes the demo agent reachable from other machines\n", host)
 	}
-	srv, err := devagent.Start(ctx, devagent.Config{Addr: listen})
+	lk, err := devagent.LiveKitFromEnv() // LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET turn realtime on
+	if err != nil {
+		return e.fail(err)
+	}
+	srv, err := devagent.Start(ctx, devagent.Config{Addr: listen, Handler: devagent.HandlerConfig{LiveKit: lk}})
 	if err != nil {
 		return e.fail(err)
 	}
 	defer srv.Close()
 	fmt.Fprintf(e.stdout, "reference agent at %s (card: %s%s); Ctrl+C stops it\n", srv.URL(), srv.URL(), a2a.WellKnownCardPath)
+	if lk == nil {
+		fmt.Fprintln(e.stdout, "realtime calls are off: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET to turn them on")
+	}
 	<-ctx.Done()
 	return ExitOK
 }

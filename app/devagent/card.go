@@ -46,6 +46,13 @@ func agentSkills() []a2a.AgentSkill {
 func (h *Handler) Card(base string) *a2a.AgentCard {
 	yes, no := true, false
 	ext := h.cfg.ExtendedCard != nil
+	exts := []a2a.AgentExtension{{
+		URI:         aim.RequirementsExtension,
+		Description: "requirements answered with ContinueTask (docs/aim-extension.md §1)",
+	}}
+	if h.realtimeOn() {
+		exts = append(exts, realtimeCardExtension())
+	}
 	return &a2a.AgentCard{
 		Name:        AgentName,
 		Description: agentDesc,
@@ -59,8 +66,7 @@ func (h *Handler) Card(base string) *a2a.AgentCard {
 		Capabilities: a2a.AgentCapabilities{
 			Streaming:         &yes,
 			PushNotifications: &no, // configs are stored, never delivered
-			Extensions: []a2a.AgentExtension{{URI: aim.RequirementsExtension,
-				Description: "requirements answered with ContinueTask (docs/aim-extension.md §1)"}},
+			Extensions:        exts,
 			ExtendedAgentCard: &ext,
 		},
 		DefaultInputModes:  []string{"text/plain", "application/json"},

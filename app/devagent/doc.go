@@ -35,6 +35,17 @@
 // requirements), BeforeContinue and Handler.ChangePlan ("the plan
 // changed"), RequirementTTL.
 //
+// # Realtime
+//
+// With HandlerConfig.LiveKit set (LiveKitFromEnv reads LIVEKIT_URL,
+// LIVEKIT_API_KEY, LIVEKIT_API_SECRET) the agent offers realtime sessions
+// (urn:aim:a2a:realtime:v1, docs/aim-extension.md §2): every aim.realtime.*
+// method, commands run at most once per commandId, epoch checks, and a
+// LiveKit room per session epoch that the agent joins as an AGENT
+// participant with a voice track and the lk.agent.state attribute
+// (realtime*.go). Hooks.Room replaces the room (OpenNullRoom) for tests
+// without a server.
+//
 // # Concurrency
 //
 // A Handler is safe for concurrent use. Each task's skill runs in its own

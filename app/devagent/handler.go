@@ -55,6 +55,12 @@ type HandlerConfig struct {
 	// Logf, if set, receives one line per notable event (dropped streams,
 	// internal errors). nil means silent.
 	Logf func(format string, args ...any)
+	// LiveKit, if set, turns on realtime sessions (docs/aim-extension.md
+	// §2) with their media on that LiveKit server: the card declares
+	// urn:aim:a2a:realtime:v1 and the aim.realtime.* methods work. nil
+	// means they answer -32004 and the card does not declare it (see
+	// LiveKitFromEnv).
+	LiveKit *LiveKitConfig
 	// Hooks script the agent for tests. The zero value changes nothing.
 	Hooks Hooks
 }
@@ -90,6 +96,13 @@ type Hooks struct {
 	// RequirementTTL is how long a confirmation stays valid (expiresAt);
 	// 0 means DefaultRequirementTTL.
 	RequirementTTL time.Duration
+	// Room, if set, opens the media rooms of realtime sessions instead of
+	// LiveKit (OpenNullRoom: the protocol without media). LiveKit must
+	// still be set: its key and secret sign the endpoints' tokens.
+	Room RoomOpener
+	// OnCommand, if set, sees every realtime command once, when it has
+	// been executed (applied or rejected).
+	OnCommand func(c aim.Command)
 }
 
 // Tamper names a way to publish a broken requirement.
@@ -118,6 +131,7 @@ type Handler struct {
 	mux     *http.ServeMux
 	ctx     context.Context // lives until Close; parent of every task's context
 	stop    context.CancelFunc
+	rt      realtime // realtime sessions (realtime.go)
 }
 
 // schemaSet compiles the embedded wire schemas once per process: they are

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 
 	"aimdesk/app/a2a"
 	"aimdesk/app/aim"
@@ -28,6 +29,10 @@ var v1Methods = map[string]bool{
 	"CreateTaskPushNotificationConfig": true, "GetTaskPushNotificationConfig": true,
 	"ListTaskPushNotificationConfigs": true, "DeleteTaskPushNotificationConfig": true,
 	"GetExtendedAgentCard": true,
+
+	"aim.realtime.GetSession": true, "aim.realtime.RegisterEndpoint": true, "aim.realtime.JoinSession": true,
+	"aim.realtime.EndSession": true, "aim.realtime.SendInteraction": true, "aim.realtime.GetCommand": true,
+	"aim.realtime.GetOperation": true,
 }
 
 // ListTasks page sizes.
@@ -53,6 +58,22 @@ func schemaError(err error, what string) *a2a.RPCError {
 func activateExtensions(w http.ResponseWriter, r *http.Request, header string) {
 	if slices.Contains(requestedExtensions(r), aim.RequirementsExtension) {
 		w.Header().Set(header, aim.RequirementsExtension)
+	}
+}
+
+// activateV1Extensions also echoes the realtime extension (A2A 1.0 only)
+// when the agent offers realtime sessions.
+func (h *Handler) activateV1Extensions(w http.ResponseWriter, r *http.Request) {
+	var on []string
+	req := requestedExtensions(r)
+	if slices.Contains(req, aim.RequirementsExtension) {
+		on = append(on, aim.RequirementsExtension)
+	}
+	if h.realtimeOn() && slices.Contains(req, aim.RealtimeExtension) {
+		on = append(on, aim.RealtimeExtension)
+	}
+	if len(on) > 0 {
+		w.Header().Set("A2A-Extensions", strings.Join(on, ", "))
 	}
 }
 
@@ -91,9 +112,13 @@ func (h *Handler) serveV1(w http.ResponseWriter, r *http.Request) {
 			map[string]any{"supportedVersions": []string{a2a.Version10}}))
 		return
 	}
-	activateExtensions(w, r, "A2A-Extensions")
+	h.activateV1Extensions(w, r)
 	if !v1Methods[c.method] {
 		writeError(w, c.id, rpcErrorf(a2a.CodeMethodNotFound, "method %q is not offered by this agent", c.method))
+		return
+	}
+	if strings.HasPrefix(c.method, "aim.realtime.") && !h.realtimeOn() {
+		writeError(w, c.id, errRealtimeOff())
 		return
 	}
 	if aimSchemaMethods[c.method] {
@@ -103,6 +128,10 @@ func (h *Handler) serveV1(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !h.prelude(w, r, c, c.method) {
+		return
+	}
+	if strings.HasPrefix(c.method, "aim.realtime.") {
+		h.serveRealtime(w, r, c)
 		return
 	}
 	ctx := r.Context()
@@ -149,6 +178,16 @@ func (h *Handler) v1Unary(ctx context.Context, c *call) (any, error) {
 		var p a2a.SendMessageRequest
 		if e := decodeLoose(c.params, &p); e != nil {
 			return nil, e
+		}
+		if data, ok, e := realtimeCreatePart(&p.Message); ok || e != nil {
+			if e != nil {
+				return nil, e
+			}
+			var hl *int
+			if p.Configuration != nil {
+				hl = p.Configuration.HistoryLength
+			}
+			return h.sendRealtime(&p.Message, data, hl)
 		}
 		return h.sendBlocking(ctx, &p, false)
 	case "ContinueTask":
@@ -347,6 +386,19 @@ func (h *Handler) v1SendStreaming(w http.ResponseWriter, r *http.Request, c *cal
 	var p a2a.SendMessageRequest
 	if e := decodeLoose(c.params, &p); e != nil {
 		writeError(w, c.id, e)
+		return
+	}
+	if data, ok, e := realtimeCreatePart(&p.Message); ok || e != nil {
+		if e != nil {
+			writeError(w, c.id, e)
+			return
+		}
+		e, err := h.realtimeCreate(&p.Message, data)
+		if err != nil {
+			writeError(w, c.id, asRPC(err))
+			return
+		}
+		h.subscribeStream(w, r, c.id, e.task.ID, false)
 		return
 	}
 	h.sendStream(w, r, c.id, &p, false)

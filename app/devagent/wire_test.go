@@ -48,7 +48,7 @@ func TestWrongRequests(t *testing.T) {
 		{"wrong jsonrpc", PathV1, v1Headers, `{"jsonrpc":"1.0","id":3,"method":"GetTask","params":{}}`, a2a.CodeInvalidRequest, "3", "2.0"},
 		{"notification", PathV1, v1Headers, `{"jsonrpc":"2.0","method":"GetTask","params":{}}`, a2a.CodeInvalidRequest, "null", "id"},
 		{"unknown method", PathV1, v1Headers, `{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{}}`, a2a.CodeMethodNotFound, "4", "tasks/get"},
-		{"realtime not offered", PathV1, v1Headers, `{"jsonrpc":"2.0","id":4,"method":"aim.realtime.GetSession","params":{}}`, a2a.CodeMethodNotFound, "4", "not offered"},
+		{"realtime not offered", PathV1, v1Headers, `{"jsonrpc":"2.0","id":4,"method":"aim.realtime.GetSession","params":{}}`, a2a.CodeUnsupportedOperation, "4", "offers no realtime sessions"},
 		{"GetTask id not a uuid", PathV1, v1Headers, `{"jsonrpc":"2.0","id":5,"method":"GetTask","params":{"id":"x"}}`, a2a.CodeInvalidParams, "5", "/params/id"},
 		{"ListTasks pageSize 101", PathV1, v1Headers, `{"jsonrpc":"2.0","id":5,"method":"ListTasks","params":{"pageSize":101}}`, a2a.CodeInvalidParams, "5", "pageSize"},
 		{"push config unknown field", PathV1, v1Headers,
