@@ -40,7 +40,7 @@ export FUZZTIME BENCH BENCHFLAGS
 PHASE := scripts/phase.sh
 APP := build/aimdesk
 
-.PHONY: help setup build demo vet gotest smoke test bench fuzz package clean distclean
+.PHONY: help setup build demo vet gotest smoke test lint bench fuzz package clean distclean
 
 help: ## list targets and variables
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-10s %s\n", $$1, $$2 }'
@@ -53,7 +53,9 @@ setup: ## install missing Debian packages, locale, livekit-server, Go modules
 build: ## build build/aimdesk (a debug build: Fyne's thread checks stay on)
 	@$(PHASE) build $(GO) build $(BUILDFLAGS) -o $(APP) .
 
-demo: setup build ## open the app with the embedded reference agent
+demo: ## set-up, build, open the app with the embedded reference agent
+	@$(MAKE) setup
+	@$(MAKE) build
 	$(APPENV) ./$(APP) --demo
 
 vet: ## go vet ./...
@@ -65,12 +67,15 @@ gotest: ## go test -race ./... (GOTESTFLAGS, TEST_TIMEOUT)
 smoke: build ## run build/aimdesk --demo under Xvfb, screenshot to build/screenshots/
 	@$(PHASE) smoke env SMOKE_LANG=$(APP_LANG) scripts/smoke.sh $(APP)
 
-# The steps run in this order even under make -j.
+# demo and test call their steps in order, so they stay in order under make -j.
 test: ## setup, vet, go test -race, then the smoke test
 	@$(MAKE) setup
 	@$(MAKE) vet
 	@$(MAKE) gotest
 	@$(MAKE) smoke
+
+lint: setup ## static gates: gofumpt, staticcheck, gocyclo -over 15, gosec (tools into bin/)
+	@$(PHASE) lint scripts/lint.sh
 
 bench: setup ## run benchmarks; write docs/benchmarks.md (BENCH, BENCHFLAGS)
 	@$(PHASE) bench $(APPENV) scripts/bench.sh

@@ -131,4 +131,3 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a.Run()
 	return 0
 }
-

@@ -11,11 +11,12 @@ cd "$root"
 
 LIVEKIT_VERSION=${LIVEKIT_VERSION:-1.13.5}
 
-# Debian packages: cgo toolchain and headers for Fyne (GL, X11) and media
+# Debian packages: cgo toolchain (gcc needs libc6-dev, which it only
+# recommends) and headers for Fyne (GL, X11) and media
 # (libvpx, opus, soxr), and what scripts/smoke.sh drives (Xvfb, ImageMagick,
 # xdotool). locales provides locale-gen; xz-utils unpacks release archives.
 packages=(
-	gcc pkg-config
+	gcc libc6-dev pkg-config
 	libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
 	libxi-dev libxxf86vm-dev libxext-dev
 	libvpx-dev libopus-dev libopusfile-dev libsoxr-dev
@@ -25,14 +26,6 @@ packages=(
 
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
-
-as_root() {
-	if [ "$(id -u)" -eq 0 ]; then
-		"$@"
-	else
-		die "not root; run: sudo $*  (then run this again)"
-	fi
-}
 
 # 1. Debian packages, checked with dpkg-query so a warm run never calls apt.
 missing=()
@@ -44,10 +37,11 @@ for p in "${packages[@]}"; do
 	esac
 done
 if [ ${#missing[@]} -gt 0 ]; then
-	say "installing Debian packages: ${missing[*]}"
+	say "missing Debian packages: ${missing[*]}"
 	if [ "$(id -u)" -ne 0 ]; then
 		die "not root; run: sudo apt-get update && sudo apt-get install -y ${missing[*]}  (then run this again)"
 	fi
+	say "installing them with apt-get"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
@@ -84,7 +78,8 @@ else
 	say "building livekit-server v$LIVEKIT_VERSION into bin/ (several minutes when cold)${have:+ (found $have)}"
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	GOBIN="$tmp" go install "github.com/livekit/livekit-server/cmd/server@v$LIVEKIT_VERSION"
+	# Pure Go, as LiveKit builds its own release binaries (CGO_ENABLED=0).
+	CGO_ENABLED=0 GOBIN="$tmp" go install "github.com/livekit/livekit-server/cmd/server@v$LIVEKIT_VERSION"
 	mkdir -p "$root/bin"
 	mv -f "$tmp/server" "$lk"
 	say "livekit-server: $("$lk" --version)"

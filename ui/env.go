@@ -24,4 +24,9 @@ type uiEnv struct {
 	showTask func(agentID, taskID string)
 	// showError shows err as a dialog a user can read.
 	showError func(err error)
+	// do runs fn on the Fyne goroutine: fyne.Do in the app. Use it instead
+	// of fyne.Do from goroutines you start, so that tests (where the Fyne
+	// test driver would run fn at once on the calling goroutine) can queue
+	// it and run it on the test's goroutine.
+	do func(fn func())
 }

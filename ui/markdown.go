@@ -61,11 +61,86 @@ func markdownSegments(src string, onLink func(*url.URL)) []widget.RichTextSegmen
 	}
 	// Parsing only: the throw-away widget is never rendered, so nothing in
 	// it (images in particular) is ever loaded.
-	segs := sanitizeSegments(widget.NewRichTextFromMarkdown(autolinksToLinks(src)).Segments, onLink)
+	segs := sanitizeSegments(widget.NewRichTextFromMarkdown(autolinksToLinks(tablesToLists(src))).Segments, onLink)
 	if note != "" {
 		segs = append(segs, &widget.TextSegment{Style: imagePlaceholderStyle, Text: note})
 	}
 	return segs
+}
+
+// markdownBlocks splits agent Markdown into blocks that render on their
+// own: at blank lines outside fenced code, unless the next line is
+// indented (a list item's or code block's continuation). A text longer
+// than maxMarkdownBytes is cut, with a note as its last block.
+func markdownBlocks(src string) []string {
+	var note string
+	if len(src) > maxMarkdownBytes {
+		cut := maxMarkdownBytes
+		for cut > 0 && !utf8.RuneStart(src[cut]) {
+			cut--
+		}
+		note = "*… (" + humanSize(len(src)-cut) + " more not shown; use Copy to read everything)*"
+		src = src[:cut]
+	}
+	lines := strings.SplitAfter(src, "\n")
+	var out []string
+	var cur strings.Builder
+	fence := "" // the open fence's marker
+	flush := func() {
+		if strings.TrimSpace(cur.String()) != "" {
+			out = append(out, cur.String())
+		}
+		cur.Reset()
+	}
+	for i, line := range lines {
+		trim := strings.TrimSpace(line)
+		if m := fenceMarker(trim); m != "" {
+			switch {
+			case fence == "":
+				fence = m
+			case strings.HasPrefix(trim, fence) && strings.TrimLeft(trim, fence[:1]) == "":
+				fence = ""
+			}
+		}
+		cur.WriteString(line)
+		if fence == "" && trim == "" && !continuesBlock(lines[i+1:]) {
+			flush()
+		}
+	}
+	flush()
+	if note != "" {
+		out = append(out, note)
+	}
+	return out
+}
+
+// fenceMarker returns the run of ` or ~ that opens or closes fenced code
+// on a trimmed line, or "".
+func fenceMarker(trim string) string {
+	for _, c := range []string{"`", "~"} {
+		n := len(trim) - len(strings.TrimLeft(trim, c))
+		if n >= 3 {
+			return strings.Repeat(c, n)
+		}
+	}
+	return ""
+}
+
+// continuesBlock reports whether the next non-blank line is indented, so
+// it belongs to the block before the blank lines.
+func continuesBlock(rest []string) bool {
+	for _, l := range rest {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		return strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")
+	}
+	return false
+}
+
+// markdownBlockSegments renders one block of markdownBlocks.
+func markdownBlockSegments(src string, onLink func(*url.URL)) []widget.RichTextSegment {
+	return markdownSegments(src, onLink)
 }
 
 // sanitizeSegments returns a copy of segs with images replaced, unsafe
@@ -75,7 +150,7 @@ func sanitizeSegments(segs []widget.RichTextSegment, onLink func(*url.URL)) []wi
 	for _, s := range segs {
 		switch t := s.(type) {
 		case *widget.TextSegment:
-			out = append(out, t)
+			out = appendSegment(out, t)
 		case *widget.SeparatorSegment:
 			out = append(out, t)
 		case *widget.ParagraphSegment:
@@ -85,7 +160,9 @@ func sanitizeSegments(segs []widget.RichTextSegment, onLink func(*url.URL)) []wi
 			l.SetStartNumber(t.StartNumber())
 			out = append(out, l)
 		case *widget.HyperlinkSegment:
-			out = append(out, sanitizeLink(t, onLink)...)
+			for _, x := range sanitizeLink(t, onLink) {
+				out = appendSegment(out, x)
+			}
 		case *widget.ImageSegment:
 			out = append(out, &widget.TextSegment{Style: imagePlaceholderStyle, Text: imagePlaceholder(t)})
 		default:
@@ -95,6 +172,21 @@ func sanitizeSegments(segs []widget.RichTextSegment, onLink func(*url.URL)) []wi
 		}
 	}
 	return out
+}
+
+// appendSegment appends s, joining it to the previous segment when both
+// are inline text in one style (goldmark makes one per source line): fewer
+// segment starts near the end of a row, where Fyne 2.7's word wrap breaks
+// a word into one letter per row.
+func appendSegment(out []widget.RichTextSegment, s widget.RichTextSegment) []widget.RichTextSegment {
+	t, ok := s.(*widget.TextSegment)
+	if n := len(out); ok && n > 0 && t.Style.Inline {
+		if prev, ok := out[n-1].(*widget.TextSegment); ok && prev.Style == t.Style {
+			out[n-1] = &widget.TextSegment{Style: prev.Style, Text: prev.Text + t.Text}
+			return out
+		}
+	}
+	return append(out, s)
 }
 
 // sanitizeLink keeps an http(s) link (opening only through onLink) and
@@ -215,6 +307,80 @@ func autolinksToLinks(src string) string {
 		lines[i] = b.String()
 	}
 	return strings.Join(lines, "")
+}
+
+// tableSepRE matches a GFM table's delimiter row, such as |---|:--:|.
+var tableSepRE = regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
+
+// tablesToLists turns GFM tables, which Fyne's Markdown does not know (it
+// would show the raw pipes run together), into a list with one item per
+// row, each cell after its column's heading: "- **Agent:** this one ·
+// **Speed:** fast". Unlike aligned columns, that stays readable in a
+// narrow chat.
+func tablesToLists(src string) string {
+	if !strings.Contains(src, "|") || !strings.Contains(src, "-") {
+		return src
+	}
+	lines := strings.Split(src, "\n")
+	out := make([]string, 0, len(lines))
+	inFence := false
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		trim := strings.TrimSpace(line)
+		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
+			inFence = !inFence
+		}
+		if inFence || !strings.Contains(line, "|") || i+1 >= len(lines) || !strings.Contains(lines[i+1], "|") ||
+			!tableSepRE.MatchString(lines[i+1]) || len(tableCells(line)) != len(tableCells(lines[i+1])) {
+			out = append(out, line)
+			continue
+		}
+		head := tableCells(line)
+		j := i + 2
+		if len(out) > 0 && strings.TrimSpace(out[len(out)-1]) != "" {
+			out = append(out, "")
+		}
+		for ; j < len(lines) && strings.Contains(lines[j], "|") && strings.TrimSpace(lines[j]) != ""; j++ {
+			var items []string
+			for c, cell := range tableCells(lines[j]) {
+				if cell == "" {
+					continue
+				}
+				if c < len(head) && head[c] != "" {
+					cell = "**" + head[c] + ":** " + cell
+				}
+				items = append(items, cell)
+			}
+			out = append(out, "- "+strings.Join(items, " · "))
+		}
+		out = append(out, "")
+		i = j - 1
+	}
+	return strings.Join(out, "\n")
+}
+
+// tableCells splits a table row into its trimmed cells.
+func tableCells(line string) []string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimPrefix(line, "|")
+	if strings.HasSuffix(line, "|") && !strings.HasSuffix(line, "\\|") {
+		line = line[:len(line)-1]
+	}
+	var cells []string
+	var b strings.Builder
+	for k := 0; k < len(line); k++ {
+		switch {
+		case line[k] == '\\' && k+1 < len(line) && line[k+1] == '|':
+			b.WriteByte('|')
+			k++
+		case line[k] == '|':
+			cells = append(cells, strings.TrimSpace(b.String()))
+			b.Reset()
+		default:
+			b.WriteByte(line[k])
+		}
+	}
+	return append(cells, strings.TrimSpace(b.String()))
 }
 
 // truncateRunes cuts s to n runes with an ellipsis.

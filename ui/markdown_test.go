@@ -85,6 +85,10 @@ func TestMarkdownSanitizer(t *testing.T) {
 			wantLinks: []string{"https://ok.example"}, wantText: []string{"bad"}},
 		{name: "headings and code survive", md: "# Title\n\n```\ncode <b>\n```\n\n**bold**",
 			wantText: []string{"Title", "code <b>", "bold"}},
+		{name: "table shown as a list of rows", md: "Speeds:\n| Agent | Events per second |\n|---|---:|\n| a server | about 110 |\n| this agent | tens of thousands |\n\nAfter.",
+			wantText: []string{"Speeds:", "Agent:", "a server", "Events per second:", "about 110", "this agent", "tens of thousands", "After."},
+			notText:  []string{"|", "---"}},
+		{name: "pipe in a heading is not a table", md: "a | b\n---", wantText: []string{"a | b"}},
 		{name: "raw HTML not rendered as markup", md: "<script>alert(1)</script>hello",
 			notText: []string{"<script>"}},
 	}
@@ -150,5 +154,32 @@ func TestDisplayHost(t *testing.T) {
 				t.Errorf("displayHost(%s) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestMarkdownBlocks(t *testing.T) {
+	tests := []struct {
+		name string
+		md   string
+		want []string
+	}{
+		{"paragraphs", "one\ntwo\n\nthree\n", []string{"one\ntwo\n\n", "three\n"}},
+		{"fence keeps blank lines", "a\n\n```\nx\n\ny\n```\n\nb", []string{"a\n\n", "```\nx\n\ny\n```\n\n", "b"}},
+		{"tilde fence", "~~~\n\n~~~\nz", []string{"~~~\n\n~~~\nz"}},
+		{"indented continuation", "- item\n\n  more of it\n\nafter", []string{"- item\n\n  more of it\n\n", "after"}},
+		{"streaming tail", "done\n\npart", []string{"done\n\n", "part"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := markdownBlocks(tt.md)
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("markdownBlocks(%q) = %q, want %q", tt.md, got, tt.want)
+			}
+		})
+	}
+	big := strings.Repeat("word ", maxMarkdownBytes/5+1000)
+	blocks := markdownBlocks(big)
+	if !strings.Contains(blocks[len(blocks)-1], "more not shown") {
+		t.Fatalf("a %d byte text was not cut", len(big))
 	}
 }

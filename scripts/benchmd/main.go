@@ -60,56 +60,23 @@ func main() {
 var errFailed = errors.New("some benchmark packages failed")
 
 func run(outPath string, quiet bool, inputs []string, stdin io.Reader, stdout io.Writer) error {
-	var in bytes.Buffer
-	if len(inputs) == 0 {
-		if _, err := io.Copy(&in, stdin); err != nil {
-			return fmt.Errorf("read standard input: %w", err)
-		}
-	}
-	for _, name := range inputs {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		in.Write(b)
-	}
-	if !quiet {
-		if _, err := stdout.Write(in.Bytes()); err != nil {
-			return err
-		}
-	}
-
-	results, err := Parse(&in)
+	in, err := readInput(inputs, stdin)
 	if err != nil {
 		return err
 	}
-	var failed []string
-	var ok []*Package
-	for _, p := range results {
-		if p.Failed {
-			failed = append(failed, p.Path)
-			continue
-		}
-		if len(p.Benchmarks) > 0 {
-			ok = append(ok, p)
-		}
-	}
-
-	doc, err := os.ReadFile(outPath)
-	if errors.Is(err, os.ErrNotExist) {
-		doc = []byte(Header)
-	} else if err != nil {
-		return err
-	}
-	meta := Meta{Date: time.Now().UTC(), GoVersion: runtime.Version()}
-	for _, p := range ok {
-		doc = Update(doc, p.Path, Render(p, meta))
-	}
-	if len(ok) > 0 {
-		if err := os.MkdirAll(filepath.Dir(outPath), 0o755); err != nil {
+	if !quiet {
+		if _, err := stdout.Write(in); err != nil {
 			return err
 		}
-		if err := os.WriteFile(outPath, doc, 0o644); err != nil {
+	}
+	results, err := Parse(bytes.NewReader(in))
+	if err != nil {
+		return err
+	}
+	ok, failed := partition(results)
+	if len(ok) > 0 {
+		meta := Meta{Date: time.Now().UTC(), GoVersion: runtime.Version()}
+		if err := writeDoc(outPath, ok, meta); err != nil {
 			return err
 		}
 	}
@@ -118,4 +85,58 @@ func run(outPath string, quiet bool, inputs []string, stdin io.Reader, stdout io
 		return fmt.Errorf("%w (sections kept): %v", errFailed, failed)
 	}
 	return nil
+}
+
+// readInput returns the named files, one after the other, or stdin when
+// there are none.
+func readInput(inputs []string, stdin io.Reader) ([]byte, error) {
+	if len(inputs) == 0 {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("read standard input: %w", err)
+		}
+		return b, nil
+	}
+	var in bytes.Buffer
+	for _, name := range inputs {
+		b, err := os.ReadFile(name) // #nosec G304 -- reading the files named on the command line is the job
+		if err != nil {
+			return nil, err
+		}
+		in.Write(b)
+	}
+	return in.Bytes(), nil
+}
+
+// partition splits the packages into those with results to write and the
+// paths of those that failed.
+func partition(pkgs []*Package) (ok []*Package, failed []string) {
+	for _, p := range pkgs {
+		switch {
+		case p.Failed:
+			failed = append(failed, p.Path)
+		case len(p.Benchmarks) > 0:
+			ok = append(ok, p)
+		}
+	}
+	return ok, failed
+}
+
+// writeDoc rewrites the sections of pkgs in the Markdown file at path,
+// creating it with Header when it does not exist.
+func writeDoc(path string, pkgs []*Package, meta Meta) error {
+	doc, err := os.ReadFile(path) // #nosec G304 -- the output file named by -o
+	if errors.Is(err, os.ErrNotExist) {
+		doc = []byte(Header)
+	} else if err != nil {
+		return err
+	}
+	for _, p := range pkgs {
+		doc = Update(doc, p.Path, Render(p, meta))
+	}
+	// A documentation file in the repository: readable by all, like the rest.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil { // #nosec G301 -- a docs directory in the repository
+		return err
+	}
+	return os.WriteFile(path, doc, 0o644) // #nosec G306 G703 -- the docs file named by -o, world-readable like the repository
 }

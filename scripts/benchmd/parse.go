@@ -50,74 +50,87 @@ var (
 // Parse reads go test's text output and returns one Package per "pkg:"
 // header, in order. Lines that are not benchmark output are skipped.
 func Parse(r io.Reader) ([]*Package, error) {
-	var (
-		pkgs    []*Package
-		cur     *Package
-		env     = map[string]string{}
-		pending string // a benchmark name printed before its figures
-	)
-	byPath := map[string]*Package{}
+	ps := &parser{env: map[string]string{}, byPath: map[string]*Package{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
 	for sc.Scan() {
 		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "goos: "), strings.HasPrefix(line, "goarch: "), strings.HasPrefix(line, "cpu: "):
-			k, v, _ := strings.Cut(line, ": ")
-			env[k] = strings.TrimSpace(v)
-			if cur != nil && k == "cpu" {
-				cur.CPU = env["cpu"]
-			}
-			continue
-		case strings.HasPrefix(line, "pkg: "):
-			path := strings.TrimSpace(strings.TrimPrefix(line, "pkg: "))
-			cur = byPath[path]
-			if cur == nil {
-				cur = &Package{Path: path}
-				byPath[path] = cur
-				pkgs = append(pkgs, cur)
-			}
-			cur.GOOS, cur.GOARCH, cur.CPU = env["goos"], env["goarch"], env["cpu"]
-			pending = ""
+		if ps.header(line) || ps.status(line) || ps.cur == nil {
 			continue
 		}
-		if m := failLine.FindStringSubmatch(line); m != nil {
-			if p := byPath[m[1]]; p != nil {
-				p.Failed = true
-			}
-			cur, pending = nil, ""
-			continue
+		ps.figures(strings.Fields(line))
+	}
+	return ps.pkgs, sc.Err()
+}
+
+// parser holds the state of Parse between lines.
+type parser struct {
+	pkgs    []*Package
+	byPath  map[string]*Package
+	cur     *Package          // the package whose output is being read
+	env     map[string]string // goos, goarch, cpu
+	pending string            // a benchmark name printed before its figures
+}
+
+// header handles the goos, goarch, cpu and pkg lines.
+func (ps *parser) header(line string) bool {
+	k, v, ok := strings.Cut(line, ": ")
+	if !ok {
+		return false
+	}
+	v = strings.TrimSpace(v)
+	switch k {
+	case "goos", "goarch", "cpu":
+		ps.env[k] = v
+		if ps.cur != nil && k == "cpu" {
+			ps.cur.CPU = v
 		}
-		if okLine.MatchString(line) {
-			cur, pending = nil, ""
-			continue
+	case "pkg":
+		ps.cur = ps.byPath[v]
+		if ps.cur == nil {
+			ps.cur = &Package{Path: v}
+			ps.byPath[v] = ps.cur
+			ps.pkgs = append(ps.pkgs, ps.cur)
 		}
-		if cur == nil {
-			continue
+		ps.cur.GOOS, ps.cur.GOARCH, ps.cur.CPU = ps.env["goos"], ps.env["goarch"], ps.env["cpu"]
+		ps.pending = ""
+	default:
+		return false
+	}
+	return true
+}
+
+// status handles the ok and FAIL lines that end a package's output.
+func (ps *parser) status(line string) bool {
+	if m := failLine.FindStringSubmatch(line); m != nil {
+		if p := ps.byPath[m[1]]; p != nil {
+			p.Failed = true
 		}
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
+	} else if !okLine.MatchString(line) {
+		return false
+	}
+	ps.cur, ps.pending = nil, ""
+	return true
+}
+
+// figures handles a benchmark result line, or the figures of a benchmark
+// whose name came on an earlier line (the benchmark printed in between).
+func (ps *parser) figures(fields []string) {
+	switch {
+	case len(fields) == 0:
+	case strings.HasPrefix(fields[0], "Benchmark") && len(fields) == 1:
+		ps.pending = fields[0]
+	case strings.HasPrefix(fields[0], "Benchmark"):
+		if run, ok := parseFigures(fields[1:]); ok {
+			ps.cur.add(fields[0], run)
 		}
-		if strings.HasPrefix(fields[0], "Benchmark") {
-			if len(fields) == 1 {
-				pending = fields[0] // figures follow on a later line
-				continue
-			}
-			if run, ok := parseFigures(fields[1:]); ok {
-				cur.add(fields[0], run)
-			}
-			pending = ""
-			continue
-		}
-		if pending != "" {
-			if run, ok := parseFigures(fields); ok {
-				cur.add(pending, run)
-				pending = ""
-			}
+		ps.pending = ""
+	case ps.pending != "":
+		if run, ok := parseFigures(fields); ok {
+			ps.cur.add(ps.pending, run)
+			ps.pending = ""
 		}
 	}
-	return pkgs, sc.Err()
 }
 
 // parseFigures parses "N value unit value unit ...".
