@@ -199,6 +199,7 @@ func (c *Core) AddAgent(ctx context.Context, u string, allowPlainHTTP bool) (Age
 	}
 	a := &agentState{rec: rec}
 	c.setCard(a, rc.Card, iface)
+	c.goBackground(func(ctx context.Context) { c.afterConnect(ctx, rec.ID) })
 	c.mu.Lock()
 	c.agents[rec.ID] = a
 	c.order = append(c.order, rec.ID)
@@ -226,7 +227,7 @@ func (c *Core) setCard(a *agentState, card *a2a.AgentCard, iface a2a.AgentInterf
 
 // newClient returns a protocol client for an agent's interface.
 func (c *Core) newClient(agentID string, card *a2a.AgentCard, iface a2a.AgentInterface, idle time.Duration) *a2a.Client {
-	return &a2a.Client{Interface: iface, HTTPClient: c.hc, AIM: card != nil && card.IsAIM(), IdleTimeout: idle,
+	return &a2a.Client{Interface: iface, HTTPClient: c.agentHTTPClient(agentID), AIM: card != nil && card.IsAIM(), IdleTimeout: idle,
 		Observer: c.observer(agentID)}
 }
 
@@ -275,6 +276,7 @@ func (c *Core) connect(ctx context.Context, id string) {
 	}
 	c.setCard(a, rc.Card, iface)
 	c.publishAgents()
+	c.afterConnect(ctx, id)
 	c.resumeOpenTasks(ctx, id)
 }
 
@@ -313,6 +315,9 @@ func (c *Core) EditAgent(ctx context.Context, id, u string, allowPlainHTTP bool)
 func (c *Core) RemoveAgent(ctx context.Context, id string) error {
 	if err := c.st.DeleteAgent(ctx, id); err != nil {
 		return fmt.Errorf("app: remove agent: %w", err)
+	}
+	if err := c.forgetAuth(ctx, id); err != nil {
+		c.notice(NoticeError, "Could not remove the agent's sign-in: %v", err)
 	}
 	c.mu.Lock()
 	delete(c.agents, id)

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"aimdesk/app/a2a"
+	"aimdesk/app/auth"
 	"aimdesk/app/store"
+	"aimdesk/app/trust"
 )
 
 // Sentinels callers branch on.
@@ -40,6 +42,9 @@ type Config struct {
 	// MessageMetadata, if set, returns the metadata every message to an
 	// agent carries (the A2UI client capabilities); card may be nil.
 	MessageMetadata func(card *a2a.AgentCard) a2a.Metadata
+	// Secrets keeps sign-in secrets; nil means the OS keyring, else an
+	// encrypted file beside the database (tests set a file store).
+	Secrets auth.SecretStore
 	// Now returns the time; nil means time.Now (tests set it).
 	Now func() time.Time
 }
@@ -68,6 +73,7 @@ type Core struct {
 	replies   map[string]*reply             // live replies by message id
 	byTask    map[string]*reply             // live replies by taskKey
 	approvals map[string]*Approval          // by Approval.ID
+	auth      *signinState                  // sign-in managers, opened on first use
 }
 
 // New loads the stored state and starts background work: refreshing agent
@@ -87,7 +93,8 @@ func New(ctx context.Context, cfg Config) (*Core, error) {
 		hc = &http.Client{}
 	}
 	bg, cancel := context.WithCancel(context.Background())
-	c := &Core{cfg: cfg, st: cfg.Store, hc: hc, resolver: &a2a.CardResolver{HTTPClient: hc},
+	c := &Core{cfg: cfg, st: cfg.Store, hc: hc, resolver: &a2a.CardResolver{HTTPClient: trust.GuardClient(hc, trust.Limits{})},
+		auth: newSigninState(),
 		coal: coalescer{every: 16 * time.Millisecond}, console: newConsole(cfg.ConsoleSize),
 		ctx: bg, cancel: cancel, agents: map[string]*agentState{}, convs: map[string]*convState{},
 		streams: map[string]context.CancelFunc{}, replies: map[string]*reply{}, byTask: map[string]*reply{}, approvals: map[string]*Approval{}, settings: DefaultSettings()}

@@ -9,6 +9,7 @@ import (
 
 	"aimdesk/app"
 	"aimdesk/app/a2a"
+	"aimdesk/app/auth"
 	"aimdesk/app/devagent"
 	"aimdesk/app/store"
 )
@@ -16,13 +17,14 @@ import (
 // fixture is a core on a real store talking to the reference agent over
 // loopback HTTP.
 type fixture struct {
-	t      *testing.T
-	ctx    context.Context
-	st     *store.Store
-	agent  *devagent.Server
-	core   *app.Core
-	events <-chan app.Event
-	stop   func()
+	t       *testing.T
+	ctx     context.Context
+	st      *store.Store
+	agent   *devagent.Server
+	core    *app.Core
+	events  <-chan app.Event
+	stop    func()
+	secrets *auth.FileStore
 }
 
 func newFixture(t *testing.T, hooks devagent.Hooks) *fixture {
@@ -47,7 +49,16 @@ func newFixture(t *testing.T, hooks devagent.Hooks) *fixture {
 // start (re)creates the core on the fixture's store.
 func (f *fixture) start() {
 	f.t.Helper()
-	c, err := app.New(f.ctx, app.Config{Store: f.st})
+	if f.secrets == nil {
+		dir := f.t.TempDir()
+		sec, err := auth.OpenFileStore(auth.FileStoreConfig{Dir: filepath.Join(dir, "secrets"), KeyFile: filepath.Join(dir, "key")})
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		f.secrets = sec
+	}
+	// A file store, never the desktop's keyring.
+	c, err := app.New(f.ctx, app.Config{Store: f.st, Secrets: f.secrets})
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -98,7 +98,13 @@ func (c *Core) ClearLocalData(ctx context.Context) error {
 	for _, cancel := range c.streams {
 		cancel()
 	}
+	ids := append([]string(nil), c.order...)
 	c.mu.Unlock()
+	for _, id := range ids {
+		if err := c.forgetAuth(ctx, id); err != nil {
+			c.notice(NoticeError, "Could not remove a sign-in: %v", err)
+		}
+	}
 	if err := c.st.Clear(ctx); err != nil {
 		return fmt.Errorf("app: clear local data: %w", err)
 	}
