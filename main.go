@@ -119,7 +119,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return err
 		}
 		st, core = s, c
-		w := ui.New(ctx, a, c, ui.Config{SendOnStart: *send})
+		wcfg := ui.Config{SendOnStart: *send}
+		if *demo {
+			wcfg.OpenAgentID = app.DemoAgentID
+		}
+		w := ui.New(ctx, a, c, wcfg)
 		w.Show()
 		return nil
 	}

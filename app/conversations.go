@@ -145,7 +145,32 @@ func (c *Core) Messages(ctx context.Context, convID string, beforeSeq int64, lim
 		out[i] = messageFromStore(r)
 	}
 	c.mu.Unlock()
+	c.fillTaskStates(ctx, convID, out)
 	return out, nil
+}
+
+// fillTaskStates sets the last known state of each message's task, read
+// from the stored tasks (once per task).
+func (c *Core) fillTaskStates(ctx context.Context, convID string, msgs []Message) {
+	cs, err := c.conv(ctx, convID)
+	if err != nil {
+		return
+	}
+	states := map[string]a2a.TaskState{}
+	for i := range msgs {
+		id := msgs[i].TaskID
+		if id == "" || msgs[i].TaskState != "" {
+			continue
+		}
+		st, ok := states[id]
+		if !ok {
+			if t, err := c.st.Task(ctx, cs.rec.AgentID, id); err == nil {
+				st = a2a.TaskState(t.State)
+			}
+			states[id] = st
+		}
+		msgs[i].TaskState = st
+	}
 }
 
 // MessageCount returns how many messages a conversation holds.
@@ -172,10 +197,24 @@ func (c *Core) AttachmentLimits(agentID string) (maxBytes int, maxParts int) {
 	return 20 << 20, 64
 }
 
+// CheckAttachmentSize says in a sentence why a file of this size cannot
+// be sent to the agent, or returns nil, so a too large file is refused
+// before it is read.
+func (c *Core) CheckAttachmentSize(agentID, name string, size int64) error {
+	maxBytes, _ := c.AttachmentLimits(agentID)
+	switch {
+	case size == 0:
+		return fmt.Errorf("%s is empty", name)
+	case size > int64(maxBytes):
+		return fmt.Errorf("%s is %s; this agent takes files up to %s", name, HumanBytes(size), HumanBytes(int64(maxBytes)))
+	}
+	return nil
+}
+
 // CheckAttachments says in a sentence why attachments cannot be sent to
 // the agent, or returns nil.
 func (c *Core) CheckAttachments(agentID string, files []Attachment, withText bool) error {
-	maxBytes, maxParts := c.AttachmentLimits(agentID)
+	_, maxParts := c.AttachmentLimits(agentID)
 	n := len(files)
 	if withText {
 		n++
@@ -184,11 +223,8 @@ func (c *Core) CheckAttachments(agentID string, files []Attachment, withText boo
 		return fmt.Errorf("this agent takes at most %d parts per message (text counts as one); remove %d", maxParts, n-maxParts)
 	}
 	for _, f := range files {
-		if len(f.Data) == 0 {
-			return fmt.Errorf("%s is empty", f.Name)
-		}
-		if len(f.Data) > maxBytes {
-			return fmt.Errorf("%s is %s; this agent takes files up to %s", f.Name, HumanBytes(int64(len(f.Data))), HumanBytes(int64(maxBytes)))
+		if err := c.CheckAttachmentSize(agentID, f.Name, int64(len(f.Data))); err != nil {
+			return err
 		}
 		if utf8.RuneCountInString(f.Name) > a2a.AIMMaxFilenameChars {
 			return fmt.Errorf("the file name %.40s… is longer than %d characters", f.Name, a2a.AIMMaxFilenameChars)

@@ -138,11 +138,12 @@ func (c *Core) Close() {
 }
 
 // Subscribe returns the event stream, starting with one event that holds
-// the whole state (agents, every agent's conversations, settings). Call the
-// returned function to stop; the channel is then closed.
+// the agents, the settings and the approvals (conversations are read per
+// agent with Conversations). Call the returned function to stop; the
+// channel is then closed.
 func (c *Core) Subscribe() (<-chan Event, func()) {
 	c.mu.Lock()
-	initial := Event{Agents: c.agentListLocked()}
+	initial := Event{Agents: c.agentListLocked(), Approvals: c.approvalListLocked()}
 	s := c.settings
 	initial.Settings = &s
 	c.mu.Unlock()

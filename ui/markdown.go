@@ -326,37 +326,49 @@ func tablesToLists(src string) string {
 	inFence := false
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
-		trim := strings.TrimSpace(line)
-		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
+		if m := fenceMarker(strings.TrimSpace(line)); m != "" {
 			inFence = !inFence
 		}
-		if inFence || !strings.Contains(line, "|") || i+1 >= len(lines) || !strings.Contains(lines[i+1], "|") ||
-			!tableSepRE.MatchString(lines[i+1]) || len(tableCells(line)) != len(tableCells(lines[i+1])) {
+		if inFence || !isTableStart(lines, i) {
 			out = append(out, line)
 			continue
 		}
 		head := tableCells(line)
-		j := i + 2
 		if len(out) > 0 && strings.TrimSpace(out[len(out)-1]) != "" {
 			out = append(out, "")
 		}
+		j := i + 2
 		for ; j < len(lines) && strings.Contains(lines[j], "|") && strings.TrimSpace(lines[j]) != ""; j++ {
-			var items []string
-			for c, cell := range tableCells(lines[j]) {
-				if cell == "" {
-					continue
-				}
-				if c < len(head) && head[c] != "" {
-					cell = "**" + head[c] + ":** " + cell
-				}
-				items = append(items, cell)
-			}
-			out = append(out, "- "+strings.Join(items, " · "))
+			out = append(out, tableRowItem(head, tableCells(lines[j])))
 		}
 		out = append(out, "")
 		i = j - 1
 	}
 	return strings.Join(out, "\n")
+}
+
+// isTableStart reports whether lines[i] is a table's heading row: a row
+// with pipes followed by a delimiter row with as many cells.
+func isTableStart(lines []string, i int) bool {
+	if !strings.Contains(lines[i], "|") || i+1 >= len(lines) || !strings.Contains(lines[i+1], "|") {
+		return false
+	}
+	return tableSepRE.MatchString(lines[i+1]) && len(tableCells(lines[i])) == len(tableCells(lines[i+1]))
+}
+
+// tableRowItem is a list item with a row's cells after their headings.
+func tableRowItem(head, cells []string) string {
+	var items []string
+	for c, cell := range cells {
+		if cell == "" {
+			continue
+		}
+		if c < len(head) && head[c] != "" {
+			cell = "**" + head[c] + ":** " + cell
+		}
+		items = append(items, cell)
+	}
+	return "- " + strings.Join(items, " · ")
 }
 
 // tableCells splits a table row into its trimmed cells.

@@ -50,47 +50,85 @@ func TestMarkdownSanitizer(t *testing.T) {
 		wantText  []string // substrings of the visible text
 		notText   []string // substrings that must not be visible
 	}{
-		{name: "javascript link dropped", md: "[click me](javascript:alert(1))",
-			wantText: []string{"click me"}},
-		{name: "javascript link with upper case scheme dropped", md: "[x](JaVaScRiPt:alert(1))",
-			wantText: []string{"x"}},
-		{name: "data link dropped", md: "[payload](data:text/html;base64,PHNjcmlwdD4=)",
-			wantText: []string{"payload"}},
-		{name: "file link dropped", md: "[passwords](file:///etc/passwd)",
-			wantText: []string{"passwords"}},
-		{name: "custom scheme dropped", md: "[open app](slack://open)",
-			wantText: []string{"open app"}},
-		{name: "relative link dropped", md: "[docs](/docs/intro)",
-			wantText: []string{"docs"}},
-		{name: "http link kept with host shown", md: "See [the docs](http://docs.example.com/a?b=c).",
-			wantLinks: []string{"http://docs.example.com/a?b=c"}, wantText: []string{"the docs", "(docs.example.com)"}},
-		{name: "https link kept, host already in text", md: "[https://example.org/x](https://example.org/x)",
-			wantLinks: []string{"https://example.org/x"}, notText: []string{"(example.org)"}},
-		{name: "host after user info is the real one", md: "[your bank](https://bank.example@evil.example/login)",
-			wantLinks: []string{"https://bank.example@evil.example/login"}, wantText: []string{"(evil.example)"}},
-		{name: "non default port shown", md: "[local](http://127.0.0.1:8080/)",
-			wantLinks: []string{"http://127.0.0.1:8080/"}, wantText: []string{"(127.0.0.1:8080)"}},
-		{name: "non ASCII host flagged", md: "[pay](https://pаypal.example/)",
-			wantLinks: []string{"https://p%D0%B0ypal.example/"}, wantText: []string{"contains non-Latin characters"}},
-		{name: "autolink kept", md: "Go to <https://example.net/page> now",
-			wantLinks: []string{"https://example.net/page"}, wantText: []string{"Go to", "now"}},
-		{name: "autolink in code span untouched", md: "`<https://example.net>`",
-			wantText: []string{"<https://example.net>"}},
-		{name: "remote image not fetched", md: "![tracker](https://tracker.example/pixel.png \"Pixel\")",
-			wantText: []string{"[Image “Pixel” from tracker.example — not loaded]"}},
-		{name: "data image not decoded", md: "![x](data:image/png;base64,iVBORw0KGgo=)",
-			wantText: []string{"embedded in the text — not loaded]"}},
+		{
+			name: "javascript link dropped", md: "[click me](javascript:alert(1))",
+			wantText: []string{"click me"},
+		},
+		{
+			name: "javascript link with upper case scheme dropped", md: "[x](JaVaScRiPt:alert(1))",
+			wantText: []string{"x"},
+		},
+		{
+			name: "data link dropped", md: "[payload](data:text/html;base64,PHNjcmlwdD4=)",
+			wantText: []string{"payload"},
+		},
+		{
+			name: "file link dropped", md: "[passwords](file:///etc/passwd)",
+			wantText: []string{"passwords"},
+		},
+		{
+			name: "custom scheme dropped", md: "[open app](slack://open)",
+			wantText: []string{"open app"},
+		},
+		{
+			name: "relative link dropped", md: "[docs](/docs/intro)",
+			wantText: []string{"docs"},
+		},
+		{
+			name: "http link kept with host shown", md: "See [the docs](http://docs.example.com/a?b=c).",
+			wantLinks: []string{"http://docs.example.com/a?b=c"}, wantText: []string{"the docs", "(docs.example.com)"},
+		},
+		{
+			name: "https link kept, host already in text", md: "[https://example.org/x](https://example.org/x)",
+			wantLinks: []string{"https://example.org/x"}, notText: []string{"(example.org)"},
+		},
+		{
+			name: "host after user info is the real one", md: "[your bank](https://bank.example@evil.example/login)",
+			wantLinks: []string{"https://bank.example@evil.example/login"}, wantText: []string{"(evil.example)"},
+		},
+		{
+			name: "non default port shown", md: "[local](http://127.0.0.1:8080/)",
+			wantLinks: []string{"http://127.0.0.1:8080/"}, wantText: []string{"(127.0.0.1:8080)"},
+		},
+		{
+			name: "non ASCII host flagged", md: "[pay](https://pаypal.example/)",
+			wantLinks: []string{"https://p%D0%B0ypal.example/"}, wantText: []string{"contains non-Latin characters"},
+		},
+		{
+			name: "autolink kept", md: "Go to <https://example.net/page> now",
+			wantLinks: []string{"https://example.net/page"}, wantText: []string{"Go to", "now"},
+		},
+		{
+			name: "autolink in code span untouched", md: "`<https://example.net>`",
+			wantText: []string{"<https://example.net>"},
+		},
+		{
+			name: "remote image not fetched", md: "![tracker](https://tracker.example/pixel.png \"Pixel\")",
+			wantText: []string{"[Image “Pixel” from tracker.example — not loaded]"},
+		},
+		{
+			name: "data image not decoded", md: "![x](data:image/png;base64,iVBORw0KGgo=)",
+			wantText: []string{"embedded in the text — not loaded]"},
+		},
 		{name: "file image not read", md: "![x](/etc/hosts)", wantText: []string{"[Image — not loaded]"}},
-		{name: "links inside lists sanitized", md: "- [ok](https://ok.example)\n- [bad](javascript:x)",
-			wantLinks: []string{"https://ok.example"}, wantText: []string{"bad"}},
-		{name: "headings and code survive", md: "# Title\n\n```\ncode <b>\n```\n\n**bold**",
-			wantText: []string{"Title", "code <b>", "bold"}},
-		{name: "table shown as a list of rows", md: "Speeds:\n| Agent | Events per second |\n|---|---:|\n| a server | about 110 |\n| this agent | tens of thousands |\n\nAfter.",
+		{
+			name: "links inside lists sanitized", md: "- [ok](https://ok.example)\n- [bad](javascript:x)",
+			wantLinks: []string{"https://ok.example"}, wantText: []string{"bad"},
+		},
+		{
+			name: "headings and code survive", md: "# Title\n\n```\ncode <b>\n```\n\n**bold**",
+			wantText: []string{"Title", "code <b>", "bold"},
+		},
+		{
+			name: "table shown as a list of rows", md: "Speeds:\n| Agent | Events per second |\n|---|---:|\n| a server | about 110 |\n| this agent | tens of thousands |\n\nAfter.",
 			wantText: []string{"Speeds:", "Agent:", "a server", "Events per second:", "about 110", "this agent", "tens of thousands", "After."},
-			notText:  []string{"|", "---"}},
+			notText:  []string{"|", "---"},
+		},
 		{name: "pipe in a heading is not a table", md: "a | b\n---", wantText: []string{"a | b"}},
-		{name: "raw HTML not rendered as markup", md: "<script>alert(1)</script>hello",
-			notText: []string{"<script>"}},
+		{
+			name: "raw HTML not rendered as markup", md: "<script>alert(1)</script>hello",
+			notText: []string{"<script>"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

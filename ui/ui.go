@@ -64,6 +64,7 @@ type Window struct {
 	console   *consolePanel
 	notify    *notifier
 	approvals *approvalsUI
+	calls     *callManager
 	sideTabs  *container.AppTabs
 	status    *statusBar
 
@@ -104,6 +105,7 @@ func newWindow(ctx context.Context, a fyne.App, core *app.Core, cfg Config, post
 	w.console = newConsolePanel(w.env)
 	w.notify = newNotifier(w.env)
 	w.approvals = newApprovalsUI(w.env, w.notify)
+	w.calls = newCallManager(w.env, w.approvals)
 	w.sideTabs = container.NewAppTabs(
 		container.NewTabItem("Agent", w.details.Object()),
 		container.NewTabItem("Tasks", w.tasks.Object()),
@@ -461,6 +463,8 @@ func (w *Window) mainMenu() *fyne.MainMenu {
 			}
 		}),
 		item("Remove agent…", "", 0, func() { w.removeSelectedAgent() }),
+		fyne.NewMenuItemSeparator(),
+		item("Start call…", "", 0, w.startCall),
 	)
 	view := fyne.NewMenu("View",
 		item("Focus the message box", fyne.KeyL, def, func() { w.chat.composer.focus() }),

@@ -1,0 +1,630 @@
+package ui
+
+// The call window: a realtime voice and screen-share session with an
+// agent (docs/aim-extension.md §2), over the media engine (docs/media.md).
+//
+// Files: call.go (this one: the manager, the window's life from pre-join to
+// the end), callprejoin.go (devices, meter, preview, choices), callview.go
+// (the in-call widgets, the media call's state, keys), callsession.go (the
+// session's events, the transcript, requests, approvals, the send queue),
+// callshare.go (screen and camera sharing, the picker, pointing),
+// callwidgets.go (meters, the voice visualizer, the pointing area, the
+// coalescer) and callglue.go (the interfaces over media and app/aim).
+//
+// One window per agent. It opens on the pre-join screen (callprejoin.go),
+// then creates the session (app/aim through the core), registers this
+// install's endpoint, joins the session and the media room, and shows the
+// call: the agent's state and voice, the transcript, the controls, the
+// agent's media requests as allow/deny prompts, and the operations it
+// proposes through the approval dialog (approvals.go) over this window.
+//
+// # Concurrency
+//
+// Two loops feed the window: one over the session's events (each is first
+// shown to the core, which raises approvals, then applied on the Fyne
+// goroutine) and one over the media call's events, coalesced to ≤ 30 Hz.
+// Every widget change runs on the Fyne goroutine (uiEnv.do). Buttons call
+// the session and the media call from goroutines they start, and bring
+// the outcome back through uiEnv.do. callLive holds the session and the
+// media call for the goroutines; everything else belongs to the Fyne
+// goroutine.
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"aimdesk/app"
+	"aimdesk/app/aim"
+	"aimdesk/media"
+)
+
+// Tuning of the call window.
+const (
+	// callEndTimeout bounds leaving the room and EndSession when the call ends.
+	callEndTimeout = 10 * time.Second
+	// callMaxLines bounds the transcript shown.
+	callMaxLines = 400
+	// callStatusKeep is how long a passing status line stays.
+	callStatusKeep = 8 * time.Second
+	// callEndReason is EndSession's reason when the user ends the call.
+	callEndReason = "ended by the user"
+)
+
+// callPhase is where the call window stands.
+type callPhase int
+
+const (
+	callPrejoinPhase callPhase = iota // choosing devices
+	callJoining                       // creating, registering, joining
+	callInCall                        // in the call
+	callEnding                        // leaving and ending the session
+	callEnded                         // over (the agent ended it, or it failed)
+)
+
+// callManager opens call windows (one per agent) and owns the app's media
+// engine, opened on first use. Its methods run on the Fyne goroutine.
+type callManager struct {
+	env       *uiEnv
+	approvals *approvalsUI
+	control   callControl
+	// newEngine opens the media engine; nil means newMediaEngine.
+	newEngine func() (callEngine, error)
+	// tone > 0 publishes a sine of that many Hz instead of the microphone
+	// (tests and the screenshot helper, on machines without a microphone).
+	tone float64
+
+	engineState int // 0 not opened, 1 opening, 2 done
+	engine      callEngine
+	engineErr   error
+	waiting     []func()
+	open        map[string]*callWindow
+}
+
+func newCallManager(env *uiEnv, approvals *approvalsUI) *callManager {
+	m := &callManager{env: env, approvals: approvals, control: coreControl{core: env.core}, open: map[string]*callWindow{}}
+	return m
+}
+
+// withEngine calls fn with the media engine once it is open (on the Fyne
+// goroutine); the first call opens it in the background.
+func (m *callManager) withEngine(fn func(callEngine, error)) {
+	if m.engineState == 2 {
+		fn(m.engine, m.engineErr)
+		return
+	}
+	m.waiting = append(m.waiting, func() { fn(m.engine, m.engineErr) })
+	if m.engineState == 1 {
+		return
+	}
+	m.engineState = 1
+	open := m.newEngine
+	if open == nil {
+		open = newMediaEngine
+	}
+	go func() {
+		e, err := open()
+		m.env.do(func() {
+			m.engine, m.engineErr, m.engineState = e, err, 2
+			for _, f := range m.waiting {
+				f()
+			}
+			m.waiting = nil
+		})
+		if e == nil {
+			return
+		}
+		<-m.env.ctx.Done()
+		if c, ok := e.(interface{ Close() error }); ok {
+			_ = c.Close()
+		}
+	}()
+}
+
+// start opens the call window for an agent, or brings it forward.
+func (m *callManager) start(a app.Agent) *callWindow {
+	if cw := m.open[a.ID]; cw != nil {
+		cw.win.RequestFocus()
+		return cw
+	}
+	if ok, why := callSupport(a); !ok {
+		if m.env.showError != nil {
+			m.env.showError(fmt.Errorf("%s", why))
+		}
+		return nil
+	}
+	cw := newCallWindow(m, a)
+	m.open[a.ID] = cw
+	cw.win.Show()
+	return cw
+}
+
+// callLive holds what the goroutines of a call share: the session and the
+// media call, and whether the call is over (a session or media call that
+// arrives after that is ended at once).
+type callLive struct {
+	mu    sync.Mutex
+	sess  callSession
+	media callMedia
+	over  bool
+}
+
+func (l *callLive) get() (callSession, callMedia) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sess, l.media
+}
+
+func (l *callLive) setSession(s callSession) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sess = s
+	return !l.over
+}
+
+func (l *callLive) setMedia(c callMedia) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.over {
+		return false
+	}
+	l.media = c
+	return true
+}
+
+func (l *callLive) end() (callSession, callMedia) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.over = true
+	return l.sess, l.media
+}
+
+// callLine is one line of the transcript.
+type callLine struct {
+	role  string // aim.RoleUser, aim.RoleAgent, or "" for the app's own notes
+	text  string
+	final bool
+	typed bool // typed here and not yet echoed by the agent
+	label *widget.Label
+}
+
+// callWindow is one call. Its fields belong to the Fyne goroutine, except
+// live (shared with the goroutines) and ctx, the window's lifetime.
+type callWindow struct {
+	m      *callManager
+	env    *uiEnv
+	agent  app.Agent
+	win    fyne.Window
+	ctx    context.Context
+	cancel context.CancelFunc
+	live   callLive
+	sendQ  chan callSend
+
+	phase   callPhase
+	pre     *callPrejoin
+	choices callChoices
+	engine  callEngine
+	mediaCo *coalescer[media.Event]
+	frameCo *coalescer[image.Image]
+
+	session     aim.Session
+	hasMedia    bool
+	muted       bool
+	ptt         bool
+	pttDown     bool
+	textOnly    bool
+	screenOn    bool
+	cameraOn    bool
+	sharing     map[aim.MediaSource]bool // a start or stop is under way
+	onceReq     map[aim.MediaSource]string
+	usedOnce    map[string]bool
+	request     *aim.MediaRequest // the agent's request on screen
+	agentState  string
+	mediaState  string // the agent's state from the room (lk.agent.state)
+	lines       []*callLine
+	conn        media.ConnInfo
+	local       media.LocalTracks
+	screens     []media.Device
+	statusSeq   int
+	sessionSeen bool
+	mediaEvents int // media updates applied (tests)
+
+	// widgets of the call
+	root         *fyne.Container
+	shareBar     *fyne.Container
+	shareLabel   *canvas.Text
+	connBar      *fyne.Container
+	connText     *canvas.Text
+	connBg       *canvas.Rectangle
+	reqBar       *fyne.Container
+	reqText      *widget.Label
+	opBar        *fyne.Container
+	opText       *widget.Label
+	title        *widget.Label
+	stateLabel   *widget.Label
+	connLabel    *widget.Label
+	viz          *voiceViz
+	micMeter     *levelMeter
+	transcript   *fyne.Container
+	tscroll      *container.Scroll
+	entry        *callEntry
+	sendBtn      *widget.Button
+	pointPanel   *fyne.Container
+	preview      *screenSelect
+	noteEntry    *widget.Entry
+	muteBtn      *widget.Button
+	pttBtn       *widget.Button
+	talkBtn      *holdButton
+	cameraBtn    *widget.Button
+	shareBtn     *widget.Button
+	interruptBtn *widget.Button
+	endBtn       *widget.Button
+	duplexNote   *widget.Label
+	status       *widget.Label
+	picker       *widget.PopUp
+	pickerShare  *widget.Button
+	pickerRadio  *widget.RadioGroup
+	confirmEnd   dialog.Dialog
+	previewStop  context.CancelFunc
+	allowOnce    *widget.Button
+	allowSession *widget.Button
+	denyBtn      *widget.Button
+}
+
+func newCallWindow(m *callManager, a app.Agent) *callWindow {
+	cw := &callWindow{
+		m: m, env: m.env, agent: a, sharing: map[aim.MediaSource]bool{},
+		onceReq: map[aim.MediaSource]string{}, usedOnce: map[string]bool{}, sendQ: make(chan callSend, 64),
+	}
+	cw.ctx, cw.cancel = context.WithCancel(m.env.ctx)
+	cw.win = m.env.app.NewWindow("Call with " + cw.agentName())
+	cw.win.Resize(fyne.NewSize(900, 680))
+	cw.win.SetCloseIntercept(cw.requestClose)
+	cw.win.SetOnClosed(cw.closed)
+	cw.pre = newCallPrejoin(cw)
+	cw.win.SetContent(cw.pre.Object())
+	cw.installKeys()
+	m.withEngine(func(e callEngine, err error) {
+		cw.engine = e
+		if cw.phase == callPrejoinPhase {
+			cw.pre.setEngine(e, err)
+		}
+	})
+	return cw
+}
+
+func (cw *callWindow) agentName() string {
+	if cw.agent.Card != nil && cw.agent.Card.Name != "" {
+		return cw.agent.Card.Name
+	}
+	if cw.agent.Name != "" {
+		return cw.agent.Name
+	}
+	return "the agent"
+}
+
+// closed runs when the window is gone: stop everything it started.
+func (cw *callWindow) closed() {
+	if cw.m.open[cw.agent.ID] == cw {
+		delete(cw.m.open, cw.agent.ID)
+	}
+	cw.pre.close()
+	if a := cw.m.approvals; a != nil && a.dlg != nil && a.dlg.win == cw.win && !a.dlg.sending {
+		// The request stays pending in the inbox; the dialog goes with the window.
+		a.dlg.close(true)
+	}
+	if cw.phase != callEnded && cw.phase != callEnding {
+		cw.leaveInBackground("the call window was closed")
+	}
+	cw.stopLoops()
+	cw.cancel()
+}
+
+func (cw *callWindow) stopLoops() {
+	if cw.mediaCo != nil {
+		cw.mediaCo.stop()
+	}
+	if cw.frameCo != nil {
+		cw.frameCo.stop()
+	}
+	if cw.previewStop != nil {
+		cw.previewStop()
+	}
+}
+
+// requestClose is the window's close button: in a call it asks first.
+func (cw *callWindow) requestClose() {
+	if cw.phase != callJoining && cw.phase != callInCall {
+		cw.win.Close()
+		return
+	}
+	if cw.confirmEnd != nil {
+		return
+	}
+	d := dialog.NewConfirm("End the call?", "Closing this window ends the call with "+cw.agentName()+".", func(ok bool) {
+		cw.confirmEnd = nil
+		if ok {
+			cw.endCall(callEndReason)
+		}
+	}, cw.win)
+	d.SetConfirmText("End call")
+	d.SetDismissText("Stay")
+	cw.confirmEnd = d
+	d.Show()
+}
+
+// join leaves the pre-join screen and starts the call.
+func (cw *callWindow) join(ch callChoices) {
+	cw.choices = ch
+	cw.phase = callJoining
+	cw.ptt = ch.PushToTalk
+	cw.buildCall()
+	cw.win.SetContent(cw.root)
+	cw.setStatus("Starting the call…", widget.MediumImportance, false)
+	cw.updateControls()
+	engine, agentID, ctx := cw.engine, cw.agent.ID, cw.ctx
+	go func() {
+		if err := cw.connect(ctx, engine, agentID, ch); err != nil {
+			cw.env.do(func() { cw.joinFailed(err) })
+		}
+	}()
+}
+
+// sessionOptions is what the session asks the agent for.
+func sessionOptions(ch callChoices) aim.CreateOptions {
+	o := aim.CreateOptions{
+		Interactions:   []aim.InteractionKind{aim.InteractionText, aim.InteractionPointer, aim.InteractionConfirmation},
+		KeepTranscript: ch.KeepTranscript,
+	}
+	if ch.ShareScreen {
+		o.UserVideoSources = append(o.UserVideoSources, aim.SourceScreen)
+	}
+	if ch.CameraOn {
+		o.UserVideoSources = append(o.UserVideoSources, aim.SourceCamera)
+	}
+	return o
+}
+
+// connect creates the session, follows its events, registers this
+// endpoint, joins the session and then the media room.
+func (cw *callWindow) connect(ctx context.Context, engine callEngine, agentID string, ch callChoices) error {
+	ctl := cw.m.control
+	key, err := ctl.EndpointKey(ctx)
+	if err != nil {
+		return err
+	}
+	s, err := ctl.Create(ctx, agentID, sessionOptions(ch))
+	if err != nil {
+		return err
+	}
+	if !cw.live.setSession(s) {
+		cw.endLate(s, nil)
+		return nil
+	}
+	go cw.followSession(ctx, agentID, s)
+	go cw.sender(ctx, s)
+	caps := aim.EndpointCapabilities{
+		AudioInput: engine != nil && !ch.NoMic, AudioOutput: engine != nil && !ch.NoSpeaker,
+		Camera: ch.CameraOn, Screen: ch.ShareScreen,
+		Interactions: []aim.InteractionKind{aim.InteractionText, aim.InteractionPointer, aim.InteractionConfirmation},
+	}
+	if _, err := s.RegisterEndpoint(ctx, key, caps); err != nil {
+		return err
+	}
+	grant, err := s.Join(ctx)
+	if err != nil {
+		return err
+	}
+	if engine == nil {
+		cw.env.do(func() { cw.mediaReady(nil, nil) })
+		return nil
+	}
+	mc, err := engine.Join(ctx, cw.joinParams(s, grant, ch))
+	if err != nil {
+		cw.env.do(func() { cw.mediaReady(nil, err) })
+		return nil
+	}
+	if !cw.live.setMedia(mc) {
+		cw.endLate(nil, mc)
+		return nil
+	}
+	go cw.followMedia(mc)
+	cw.env.do(func() { cw.mediaReady(mc, nil) })
+	return nil
+}
+
+func (cw *callWindow) joinParams(s callSession, g *aim.LiveKitGrant, ch callChoices) media.JoinParams {
+	p := media.JoinParams{
+		URL: g.URL, Token: g.Token,
+		Refresh: func(ctx context.Context) (string, string, error) {
+			g, err := s.Join(ctx)
+			if err != nil {
+				return "", "", err
+			}
+			return g.URL, g.Token, nil
+		},
+		Mic:        media.MicOptions{DeviceID: ch.MicID, Disabled: ch.NoMic && cw.m.tone == 0, Tone: cw.m.tone, PushToTalk: ch.PushToTalk},
+		Speaker:    media.SpeakerOptions{DeviceID: ch.SpeakerID, Disabled: ch.NoSpeaker},
+		HalfDuplex: media.HalfDuplexOff,
+	}
+	if ch.HalfDuplex {
+		p.HalfDuplex = media.HalfDuplexOn
+	}
+	return p
+}
+
+// endLate ends a session or media call that arrived after the user ended the call.
+func (cw *callWindow) endLate(s callSession, c callMedia) {
+	ctx, cancel := context.WithTimeout(context.Background(), callEndTimeout)
+	defer cancel()
+	if c != nil {
+		_ = c.Leave(ctx)
+	}
+	if s != nil {
+		_, _ = s.End(ctx, callEndReason)
+	}
+}
+
+func (cw *callWindow) joinFailed(err error) {
+	if cw.phase == callEnding || cw.phase == callEnded || cw.ctx.Err() != nil {
+		return
+	}
+	cw.phase = callEnded
+	cw.setStatus("The call could not start: "+callErrText(err), widget.DangerImportance, true)
+	cw.leaveInBackground("the call could not start")
+	cw.updateControls()
+}
+
+// mediaReady: the media call joined (c), failed (err), or there is no
+// media engine (both nil).
+func (cw *callWindow) mediaReady(c callMedia, err error) {
+	if cw.phase != callJoining {
+		return
+	}
+	cw.phase = callInCall
+	cw.hasMedia = c != nil
+	switch {
+	case err != nil:
+		cw.textOnly = true
+		cw.setStatus("Voice and video could not start ("+callErrText(err)+"): you can still type to the agent.", widget.WarningImportance, true)
+	case c == nil:
+		cw.textOnly = true
+		cw.setStatus(callNoMediaText, widget.WarningImportance, true)
+	default:
+		cw.setStatus("", widget.MediumImportance, false)
+		cw.applyMedia(c.State())
+	}
+	cw.updateControls()
+	if c != nil && cw.choices.CameraOn {
+		cw.startShare(aim.SourceCamera, cw.choices.CameraID)
+	}
+	if c != nil {
+		cw.loadScreens()
+	}
+}
+
+// loadScreens reads the screens for the share picker.
+func (cw *callWindow) loadScreens() {
+	e := cw.engine
+	if e == nil {
+		return
+	}
+	ctx := cw.ctx
+	go func() {
+		ds, _ := e.Devices(ctx)
+		cw.env.do(func() { cw.screens = ds.Screens })
+	}()
+}
+
+// followSession shows each session event to the core (approvals), then
+// applies it on the Fyne goroutine.
+func (cw *callWindow) followSession(ctx context.Context, agentID string, s callSession) {
+	for ev := range s.Events(ctx) {
+		cw.m.control.Observe(agentID, s, ev)
+		cw.env.do(func() { cw.onSessionEvent(ev) })
+	}
+}
+
+// followMedia coalesces the media call's events to ≤ 30 Hz.
+func (cw *callWindow) followMedia(c callMedia) {
+	co := newCoalescer(callMeterInterval, cw.env.do, mergeMediaEvent, func(ev media.Event) { cw.applyMedia(ev) })
+	cw.env.do(func() { cw.mediaCo = co })
+	for ev := range c.Events() {
+		co.push(ev)
+	}
+}
+
+// agentEnded: the session ended without the user (the agent said goodbye).
+func (cw *callWindow) agentEnded(reason string) {
+	cw.phase = callEnded
+	text := "The call has ended"
+	if reason != "" {
+		text += ": " + reason
+	}
+	cw.setStatus(text+".", widget.MediumImportance, true)
+	cw.addNote(text + ".")
+	cw.hideRequest()
+	cw.stateLabel.SetText("")
+	cw.viz.SetActive(false)
+	cw.leaveInBackground("")
+	cw.updateControls()
+}
+
+// leaveInBackground leaves the media room (and ends the session when
+// reason is set) without waiting.
+func (cw *callWindow) leaveInBackground(reason string) {
+	s, c := cw.live.end()
+	cw.screenOn, cw.cameraOn = false, false
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), callEndTimeout)
+		defer cancel()
+		if c != nil {
+			_ = c.Leave(ctx)
+		}
+		if s != nil && reason != "" {
+			_, _ = s.End(ctx, reason)
+		}
+	}()
+}
+
+// endCall ends the call: leave the room (the microphone, camera and screen
+// stop at once), EndSession with reason, then close the window.
+func (cw *callWindow) endCall(reason string) {
+	if cw.phase == callEnding || cw.phase == callEnded {
+		if cw.phase == callEnded {
+			cw.win.Close()
+		}
+		return
+	}
+	cw.phase = callEnding
+	cw.setStatus("Ending the call…", widget.MediumImportance, true)
+	cw.updateControls()
+	s, c := cw.live.end()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), callEndTimeout)
+		defer cancel()
+		if c != nil {
+			_ = c.Leave(ctx)
+		}
+		if s != nil {
+			_, _ = s.End(ctx, reason)
+		}
+		cw.env.do(func() {
+			cw.phase = callEnded
+			cw.win.Close()
+		})
+	}()
+}
+
+// startCall opens the call window for the selected agent (the Agent menu's
+// "Start call…"); for an agent that offers no calls it says why.
+func (w *Window) startCall() {
+	a, ok := w.agent(w.agentID)
+	if !ok {
+		w.showError(fmt.Errorf("select an agent to call"))
+		return
+	}
+	w.calls.start(a)
+}
+
+// callControls is the agent view's "Start call" button, disabled with the
+// reason shown for an agent that offers no calls.
+func (w *Window) callControls(a app.Agent) fyne.CanvasObject {
+	btn := widget.NewButtonWithIcon("Start call…", theme.MediaRecordIcon(), func() { w.calls.start(a) })
+	ok, why := callSupport(a)
+	if ok {
+		btn.Importance = widget.HighImportance
+		return container.NewHBox(btn)
+	}
+	btn.Disable()
+	return container.NewVBox(container.NewHBox(btn), lowLabel(why))
+}

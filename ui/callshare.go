@@ -1,0 +1,241 @@
+package ui
+
+// Sharing the screen and the camera in a call (media.request,
+// media.prepare, media.stop around the media call's StartScreen and
+// StartCamera), the screen picker, and pointing at the shared screen
+// (visual.select).
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"aimdesk/app/aim"
+	"aimdesk/media"
+)
+
+// pointAt sends the region dragged over the preview (visual.select).
+func (cw *callWindow) pointAt(r frameRect) {
+	if cw.phase != callInCall || !cw.screenOn {
+		cw.preview.ClearSelection()
+		return
+	}
+	note := strings.TrimSpace(cw.noteEntry.Text)
+	cw.noteEntry.SetText("")
+	text := fmt.Sprintf("You pointed at %d×%d at (%d, %d) of your screen", r.W, r.H, r.X, r.Y)
+	if note != "" {
+		text += ": " + note
+	}
+	cw.addNote(text + ".")
+	cw.send(aim.Select(aim.SourceScreen, r.X, r.Y, r.W, r.H, note), "point at your screen", func(error) {
+		cw.preview.ClearSelection()
+	})
+}
+
+// frameSize is the size of the screen frames being sent.
+func (cw *callWindow) frameSize() (int, int) {
+	if _, c := cw.live.get(); c != nil {
+		if w, h := c.ScreenFrameSize(); w > 0 && h > 0 {
+			return w, h
+		}
+	}
+	return cw.local.Screen.Width, cw.local.Screen.Height
+}
+
+// toggleScreen shares (through the picker) or stops sharing the screen.
+func (cw *callWindow) toggleScreen() {
+	if cw.screenOn {
+		cw.stopShare(aim.SourceScreen)
+		return
+	}
+	cw.pickScreen()
+}
+
+func (cw *callWindow) toggleCamera() {
+	if cw.cameraOn {
+		cw.stopShare(aim.SourceCamera)
+		return
+	}
+	cw.startShare(aim.SourceCamera, cw.choices.CameraID)
+}
+
+// pickScreen asks which screen to share (and says so when there is only
+// one).
+func (cw *callWindow) pickScreen() {
+	if cw.picker != nil {
+		cw.picker.Hide()
+	}
+	screens := cw.screens
+	title := widget.NewLabelWithStyle("Share your screen with "+cw.agentName()+"?", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	var body fyne.CanvasObject
+	cw.pickerRadio = nil
+	switch len(screens) {
+	case 0:
+		body = wrapLabel("aimdesk will share your screen. The agent sees everything on it until you stop sharing.")
+	case 1:
+		body = wrapLabel("You have one screen: " + screens[0].Name + ". The agent sees everything on it until you stop sharing.")
+	default:
+		names := make([]string, len(screens))
+		for i, s := range screens {
+			names[i] = s.Name
+		}
+		cw.pickerRadio = widget.NewRadioGroup(names, nil)
+		cw.pickerRadio.Required = true
+		cw.pickerRadio.SetSelected(names[0])
+		body = container.NewVBox(wrapLabel("Which screen? The agent sees everything on it until you stop sharing."), cw.pickerRadio)
+	}
+	cancel := widget.NewButton("Cancel", func() { cw.picker.Hide() })
+	cw.pickerShare = widget.NewButtonWithIcon("Share", theme.ComputerIcon(), func() {
+		cw.picker.Hide()
+		cw.startShare(aim.SourceScreen, cw.pickedScreen())
+	})
+	cw.pickerShare.Importance = widget.HighImportance
+	content := container.NewBorder(title, container.NewHBox(layout.NewSpacer(), cancel, cw.pickerShare), nil, nil, body)
+	cw.picker = widget.NewModalPopUp(container.NewPadded(content), cw.win.Canvas())
+	cw.picker.Resize(fyne.NewSize(460, 200))
+	cw.picker.Show()
+}
+
+func (cw *callWindow) pickedScreen() string {
+	if cw.pickerRadio == nil {
+		if len(cw.screens) == 1 {
+			return cw.screens[0].ID
+		}
+		return ""
+	}
+	for i, s := range cw.screens {
+		if s.Name == cw.pickerRadio.Selected {
+			return cw.screens[i].ID
+		}
+	}
+	return ""
+}
+
+// startShare publishes the screen or the camera: offer it when no allowed
+// request covers it (media.request), announce the track (media.prepare),
+// then start it in the media call.
+func (cw *callWindow) startShare(src aim.MediaSource, deviceID string) {
+	s, c := cw.live.get()
+	if s == nil || c == nil || cw.sharing[src] {
+		return
+	}
+	cw.sharing[src] = true
+	cw.updateControls()
+	offer := !allowedRequest(&cw.session, src, cw.usedOnce) && cw.onceReq[src] == ""
+	ctx := cw.ctx
+	go func() {
+		err := shareSource(ctx, s, c, src, deviceID, offer)
+		cw.env.do(func() { cw.shareStarted(src, err) })
+	}()
+}
+
+func shareSource(ctx context.Context, s callSession, c callMedia, src aim.MediaSource, deviceID string, offer bool) error {
+	if offer {
+		if _, err := s.Send(ctx, aim.RequestMedia(src, "")); err != nil {
+			return err
+		}
+	}
+	if _, err := s.Send(ctx, aim.PrepareMedia(src, trackName(src))); err != nil {
+		return err
+	}
+	if src == aim.SourceCamera {
+		return c.StartCamera(ctx, media.CameraOptions{Enabled: true, DeviceID: deviceID})
+	}
+	return c.StartScreen(ctx, media.ScreenOptions{Enabled: true, DisplayID: deviceID})
+}
+
+func (cw *callWindow) shareStarted(src aim.MediaSource, err error) {
+	cw.sharing[src] = false
+	if err != nil {
+		if cw.ctx.Err() == nil {
+			cw.setStatus("Could not share your "+sourceWord(src)+": "+callErrText(err), widget.DangerImportance, false)
+		}
+		cw.updateControls()
+		return
+	}
+	if cw.phase != callInCall {
+		return
+	}
+	if src == aim.SourceCamera {
+		cw.cameraOn = true
+	} else {
+		cw.screenOn = true
+		cw.startScreenPreview()
+	}
+	cw.addNote("You are sharing your " + sourceWord(src) + ".")
+	cw.updateControls()
+}
+
+// startScreenPreview shows the frames being shared, when the media call
+// can give them.
+func (cw *callWindow) startScreenPreview() {
+	_, c := cw.live.get()
+	cw.preview.SetFrame(nil)
+	sp, ok := c.(screenPreviewer)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithCancel(cw.ctx)
+	cw.previewStop = cancel
+	cw.frameCo = newCoalescer(callPreviewInterval, cw.env.do, nil, func(img image.Image) {
+		if cw.screenOn {
+			cw.preview.SetFrame(img)
+		}
+	})
+	co := cw.frameCo
+	go func() { _ = sp.ScreenPreview(ctx, co.push) }()
+}
+
+// stopShare stops the screen or the camera (media.stop). The sharing
+// indicator stays until the capture has stopped.
+func (cw *callWindow) stopShare(src aim.MediaSource) {
+	s, c := cw.live.get()
+	if c == nil || cw.sharing[src] {
+		return
+	}
+	cw.sharing[src] = true
+	cw.updateControls()
+	ctx := cw.ctx
+	go func() {
+		var err error
+		if src == aim.SourceCamera {
+			err = c.StopCamera(ctx)
+		} else {
+			err = c.StopScreen(ctx)
+		}
+		if s != nil {
+			_, _ = s.Send(ctx, aim.StopMedia(src))
+		}
+		cw.env.do(func() { cw.shareStopped(src, err) })
+	}()
+}
+
+func (cw *callWindow) shareStopped(src aim.MediaSource, err error) {
+	cw.sharing[src] = false
+	if src == aim.SourceCamera {
+		cw.cameraOn = false
+	} else {
+		cw.screenOn = false
+		if cw.previewStop != nil {
+			cw.previewStop()
+			cw.previewStop = nil
+		}
+		cw.preview.SetFrame(nil)
+	}
+	if id := cw.onceReq[src]; id != "" {
+		cw.usedOnce[id] = true
+		delete(cw.onceReq, src)
+	}
+	if err != nil {
+		cw.setStatus("Stopping your "+sourceWord(src)+" reported: "+callErrText(err), widget.WarningImportance, false)
+	}
+	cw.addNote("You stopped sharing your " + sourceWord(src) + ".")
+	cw.updateControls()
+}

@@ -1,0 +1,134 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"aimdesk/assets"
+)
+
+func pngOf(t *testing.T, w, h int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewNRGBA(image.Rect(0, 0, w, h))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// pngClaiming is a 1×1 PNG whose header says w×h.
+func pngClaiming(t *testing.T, w, h uint32) []byte {
+	t.Helper()
+	b := pngOf(t, 1, 1)
+	// signature (8), IHDR length (4), "IHDR" (4), width (4), height (4), …, CRC over type and data
+	binary.BigEndian.PutUint32(b[16:], w)
+	binary.BigEndian.PutUint32(b[20:], h)
+	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
+	return b
+}
+
+func TestImageFetchLimits(t *testing.T) {
+	huge := pngClaiming(t, 10001, 10001) // a tiny file that claims 100 megapixels
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/dot.png":
+			w.Header().Set("Content-Type", "image/png")
+			_, _ = w.Write(assets.DemoImage)
+		case "/big.png":
+			w.Header().Set("Content-Type", "image/png")
+			w.Header().Set("Content-Length", strconv.Itoa(maxImageBytes+1))
+			_, _ = w.Write(make([]byte, 1024))
+		case "/chunked-big.png":
+			w.Header().Set("Content-Type", "image/png")
+			w.(http.Flusher).Flush() // no Content-Length: the cap applies while reading
+			chunk := make([]byte, 1<<20)
+			for i := 0; i <= maxImageBytes>>20; i++ {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		case "/page.html":
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte("<html>"))
+		case "/bomb.png":
+			w.Header().Set("Content-Type", "image/png")
+			_, _ = w.Write(huge)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	l := newImageLoader(context.Background(), func(f func()) { f() })
+	tests := []struct {
+		name    string
+		url     string
+		wantErr string
+	}{
+		{"png over http", srv.URL + "/dot.png", ""},
+		{"data URL", "data:image/png;base64," + base64.StdEncoding.EncodeToString(assets.DemoImage), ""},
+		{"declared too large", srv.URL + "/big.png", "more than the 10.0 MB"},
+		{"streamed too large", srv.URL + "/chunked-big.png", "more than the 10.0 MB"},
+		{"not an image", srv.URL + "/page.html", "not an image"},
+		{"missing", srv.URL + "/nothing.png", "404"},
+		{"pixel bomb", srv.URL + "/bomb.png", "too large to show"},
+		{"file scheme refused", "file:///etc/passwd", "not loaded"},
+		{"broken data URL", "data:image/png;base64,%%%", "not valid base64"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := l.fetch(context.Background(), tt.url)
+			if err == nil {
+				_, err = decodeImage(data)
+			}
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestImageLoaderCachesAndNotifies(t *testing.T) {
+	posted := make(chan func(), 4)
+	l := newImageLoader(context.Background(), func(f func()) { posted <- f })
+	loads, notified := 0, 0
+	load := func(context.Context) ([]byte, error) {
+		loads++
+		return assets.DemoImage, nil
+	}
+	e := l.get("k", load, func() { notified++ })
+	if e.state != imageLoading {
+		t.Fatalf("state %v", e.state)
+	}
+	if again := l.get("k", load, func() { notified++ }); again != e {
+		t.Fatal("a second get started another load")
+	}
+	select {
+	case f := <-posted:
+		f() // on the "Fyne goroutine": the test's
+	case <-time.After(10 * time.Second):
+		t.Fatal("the load did not report back")
+	}
+	if e.state != imageReady || notified != 2 || loads != 1 {
+		t.Fatalf("state %v, notified %d, loads %d", e.state, notified, loads)
+	}
+	if l.get("k", load, nil) != e || loads != 1 {
+		t.Error("a cached image was loaded again")
+	}
+	if s := fitSize(720, 100); s.Width != maxImageWidth || s.Height != 50 {
+		t.Errorf("fitSize(720, 100) = %v", s)
+	}
+}
