@@ -56,7 +56,7 @@ build: ## build build/aimdesk (a debug build: Fyne's thread checks stay on)
 demo: ## set-up, build, open the app with the embedded reference agent
 	@$(MAKE) setup
 	@$(MAKE) build
-	$(APPENV) ./$(APP) --demo
+	$(APPENV) scripts/demo.sh ./$(APP)
 
 vet: ## go vet ./...
 	@$(PHASE) vet $(GO) vet ./...

@@ -23,6 +23,7 @@ import (
 	"aimdesk/app/cli"
 	"aimdesk/app/devagent"
 	"aimdesk/app/store"
+	"aimdesk/assets"
 	"aimdesk/ui"
 )
 
@@ -86,6 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cfg.DemoAgentURL = srv.URL()
 	}
 	a := fyneapp.NewWithID(appID)
+	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	var (
 		st   *store.Store
 		core *app.Core

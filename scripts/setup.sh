@@ -14,13 +14,14 @@ LIVEKIT_VERSION=${LIVEKIT_VERSION:-1.13.5}
 # Debian packages: cgo toolchain (gcc needs libc6-dev, which it only
 # recommends) and headers for Fyne (GL, X11) and media
 # (libvpx, opus, soxr), and what scripts/smoke.sh drives (Xvfb, ImageMagick,
-# xdotool). locales provides locale-gen; xz-utils unpacks release archives.
+# xdotool, a private D-Bus session bus). locales provides locale-gen;
+# xz-utils packs and unpacks release archives.
 packages=(
 	gcc libc6-dev pkg-config
 	libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
 	libxi-dev libxxf86vm-dev libxext-dev
 	libvpx-dev libopus-dev libopusfile-dev libsoxr-dev
-	xvfb imagemagick xdotool
+	xvfb imagemagick xdotool dbus-daemon
 	locales xz-utils
 )
 

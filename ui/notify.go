@@ -2,7 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -84,7 +87,7 @@ func newNotifier(env *uiEnv) *notifier {
 	n.quitItem = fyne.NewMenuItem("Quit", func() { env.app.Quit() })
 	n.quitItem.IsQuit = true
 	n.menu = fyne.NewMenu(n.title, n.showItem, n.approvalsItem, fyne.NewMenuItemSeparator(), n.quitItem)
-	if d, ok := env.app.(desktop.App); ok {
+	if d, ok := env.app.(desktop.App); ok && sessionBusReachable() {
 		n.setTray = d.SetSystemTrayMenu
 		n.refresh()
 		if env.win != nil {
@@ -153,4 +156,30 @@ func (n *notifier) refresh() {
 		n.trayLabels = labels
 		n.setTray(n.menu)
 	}
+}
+
+// sessionBusReachable reports whether a D-Bus session bus is there for the
+// system tray. Without one (ssh, a bare X server, CI) fyne.io/systray
+// v1.12 panics at quit (fyne-io/fyne#6403), so aimdesk then has no tray;
+// notifications still show in the window title.
+func sessionBusReachable() bool {
+	addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	if addr == "" {
+		if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
+			if _, err := os.Stat(filepath.Join(dir, "bus")); err == nil {
+				return true
+			}
+		}
+		return false
+	}
+	for _, part := range strings.Split(addr, ";") {
+		for _, kv := range strings.Split(strings.TrimPrefix(part, "unix:"), ",") {
+			if path, ok := strings.CutPrefix(kv, "path="); ok {
+				if _, err := os.Stat(path); err != nil {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
