@@ -264,6 +264,18 @@ func (c *Core) Decide(ctx context.Context, id string, decision aim.Decision, com
 	if IsRealtimeApproval(id) {
 		return c.DecideOperation(ctx, id, decision, comment)
 	}
+	return c.decide(ctx, id, decision, "", func(ap *Approval) (string, ApprovalState, error) {
+		return c.sendDecision(ctx, ap, decision, comment)
+	})
+}
+
+// decide checks that approval id may take decision, marks it sending,
+// writes the audit entry, runs send (which talks to the agent and returns
+// the outcome and the approval's new state) and records the outcome. The
+// audit detail is the request's title plus suffix.
+func (c *Core) decide(ctx context.Context, id string, decision aim.Decision, suffix string,
+	send func(ap *Approval) (string, ApprovalState, error),
+) error {
 	c.mu.Lock()
 	ap := c.approvals[id]
 	if ap == nil {
@@ -290,13 +302,13 @@ func (c *Core) Decide(ctx context.Context, id string, decision aim.Decision, com
 
 	entry := store.AuditEntry{Time: c.now(), AgentID: snapshot.AgentID, AgentName: snapshot.AgentName, TaskID: snapshot.TaskID,
 		RequirementID: snapshot.Requirement.RequirementID, Version: snapshot.Requirement.Version,
-		Digest: snapshot.Requirement.ActionDigest, Decision: string(decision), Outcome: "sending", Detail: snapshot.Requirement.Title}
+		Digest: snapshot.Requirement.ActionDigest, Decision: string(decision), Outcome: "sending", Detail: snapshot.Requirement.Title + suffix}
 	if err := c.st.AppendAudit(ctx, &entry); err != nil {
 		c.setApproval(id, ApprovalPending, "")
 		return fmt.Errorf("app: audit log: %w", err)
 	}
-	outcome, state, err := c.sendDecision(ctx, &snapshot, decision, comment)
-	if uerr := c.st.UpdateAuditOutcome(context.WithoutCancel(ctx), entry.ID, outcome, snapshot.Requirement.Title); uerr != nil {
+	outcome, state, err := send(&snapshot)
+	if uerr := c.st.UpdateAuditOutcome(context.WithoutCancel(ctx), entry.ID, outcome, entry.Detail); uerr != nil {
 		c.notice(NoticeError, "Could not update the audit log: %v", uerr)
 	}
 	c.setApproval(id, state, outcome)

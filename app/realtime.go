@@ -13,7 +13,6 @@ import (
 
 	"aimdesk/app/a2a"
 	"aimdesk/app/aim"
-	"aimdesk/app/store"
 )
 
 // This file connects realtime sessions (app/aim, docs/aim-extension.md §2)
@@ -221,46 +220,9 @@ func (c *Core) DecideOperation(ctx context.Context, id string, decision aim.Deci
 	if !ok {
 		return ErrNotRealtimeApproval
 	}
-	c.mu.Lock()
-	ap := c.approvals[id]
-	if ap == nil {
-		c.mu.Unlock()
-		return ErrUnknownApproval
-	}
-	if ap.State != ApprovalPending {
-		st := ap.State
-		c.mu.Unlock()
-		return fmt.Errorf("app: this request is already %s", st)
-	}
-	if decision == aim.DecisionApprove && !ap.Approvable(c.now()) {
-		why := ap.Problem
-		if why == "" && ap.Requirement.Expired(c.now()) {
-			why = "it expired"
-		}
-		c.mu.Unlock()
-		return fmt.Errorf("%w: %s", ErrNotApprovable, why)
-	}
-	ap.State = ApprovalSending
-	snapshot := *ap
-	c.mu.Unlock()
-	c.publishApprovals()
-
-	entry := store.AuditEntry{
-		Time: c.now(), AgentID: snapshot.AgentID, AgentName: snapshot.AgentName, TaskID: snapshot.TaskID,
-		RequirementID: snapshot.Requirement.RequirementID, Version: snapshot.Requirement.Version,
-		Digest: snapshot.Requirement.ActionDigest, Decision: string(decision), Outcome: "sending",
-		Detail: snapshot.Requirement.Title + " (realtime operation " + operationID + ")",
-	}
-	if err := c.st.AppendAudit(ctx, &entry); err != nil {
-		c.setApproval(id, ApprovalPending, "")
-		return fmt.Errorf("app: audit log: %w", err)
-	}
-	outcome, state, err := c.sendOperationDecision(ctx, &snapshot, sessionID, operationID, decision, comment)
-	if uerr := c.st.UpdateAuditOutcome(context.WithoutCancel(ctx), entry.ID, outcome, entry.Detail); uerr != nil {
-		c.notice(NoticeError, "Could not update the audit log: %v", uerr)
-	}
-	c.setApproval(id, state, outcome)
-	return err
+	return c.decide(ctx, id, decision, " (realtime operation "+operationID+")", func(ap *Approval) (string, ApprovalState, error) {
+		return c.sendOperationDecision(ctx, ap, sessionID, operationID, decision, comment)
+	})
 }
 
 // sendOperationDecision confirms or cancels the operation and follows it.

@@ -143,67 +143,12 @@ func (c *Client) buildRequest(id, method string, params any) ([]byte, error) {
 	return json.Marshal(Request{JSONRPC: "2.0", ID: json.RawMessage(id), Method: wireMethod, Params: p})
 }
 
-// withTenant fills the interface's tenant into request types that carry one,
-// unless the caller set it.
+// withTenant fills the interface's tenant into request types that carry one
+// (see tenant.go), unless the caller set it. The caller's value is not
+// changed: the request is copied.
 func withTenant(params any, tenant string) any {
-	if tenant == "" {
-		return params
-	}
-	switch p := params.(type) {
-	case *SendMessageRequest:
-		if p.Tenant == "" {
-			q := *p
-			q.Tenant = tenant
-			return &q
-		}
-	case *GetTaskRequest:
-		if p.Tenant == "" {
-			q := *p
-			q.Tenant = tenant
-			return &q
-		}
-	case *CancelTaskRequest:
-		if p.Tenant == "" {
-			q := *p
-			q.Tenant = tenant
-			return &q
-		}
-	case *SubscribeToTaskRequest:
-		if p.Tenant == "" {
-			q := *p
-			q.Tenant = tenant
-			return &q
-		}
-	case *ListTasksRequest:
-		if p.Tenant == "" {
-			q := *p
-			q.Tenant = tenant
-			return &q
-		}
-	case *TaskPushNotificationConfig:
-		if p.Tenant == "" {
-			q := *p
-			q.Tenant = tenant
-			return &q
-		}
-	case *TaskPushNotificationConfigRequest:
-		if p.Tenant == "" {
-			q := *p
-			q.Tenant = tenant
-			return &q
-		}
-	case *ListTaskPushNotificationConfigsRequest:
-		if p.Tenant == "" {
-			q := *p
-			q.Tenant = tenant
-			return &q
-		}
-	case *GetExtendedAgentCardRequest:
-		if p.Tenant == "" {
-			q := *p
-			q.Tenant = tenant
-			return &q
-		}
+	if t, ok := params.(tenanted); ok && tenant != "" {
+		return t.withTenant(tenant)
 	}
 	return params
 }
