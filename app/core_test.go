@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -435,3 +437,26 @@ const (
 func devagentHooks() devagent.Hooks { return devagent.Hooks{StepDelay: time.Millisecond} }
 
 const a2aRoleAgent = a2a.RoleAgent
+
+func TestAnswerInputWithValidatedData(t *testing.T) {
+	f := newFixture(t, devagent.Hooks{StepDelay: time.Millisecond})
+	a := f.addAgent()
+	cv := f.newConversation(a.ID)
+	if _, err := f.core.Send(f.ctx, cv.ID, "ask", nil); err != nil {
+		t.Fatal(err)
+	}
+	first := f.finalReply(cv.ID, 10*time.Second)
+	for _, bad := range []string{`{"name":""}`, `{"nme":"Grace"}`, `{"name":"Grace","extra":1}`, `["Grace"]`, `{`} {
+		err := f.core.AnswerTaskData(f.ctx, cv.ID, a.ID, first.TaskID, json.RawMessage(bad))
+		if !errors.Is(err, app.ErrInvalidAnswer) {
+			t.Fatalf("answer %s: got %v, want ErrInvalidAnswer", bad, err)
+		}
+	}
+	if err := f.core.AnswerTaskData(f.ctx, cv.ID, a.ID, first.TaskID, json.RawMessage(`{"name":"Grace"}`)); err != nil {
+		t.Fatal(err)
+	}
+	second := f.finalReply(cv.ID, 10*time.Second)
+	if second.TaskState != a2a.TaskStateCompleted || !strings.Contains(second.Text(), "Grace") {
+		t.Fatalf("after the answer: %s %q", second.TaskState, second.Text())
+	}
+}

@@ -1,11 +1,14 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"aimdesk/app/a2a"
 	"aimdesk/app/aim"
@@ -188,7 +191,75 @@ func (c *Core) AnswerTask(ctx context.Context, convID, agentID, taskID, text str
 	if err != nil {
 		return err
 	}
-	m := Message{ID: uuid.NewString(), ConversationID: convID, Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)},
+	return c.answer(ctx, convID, agentID, taskID, p, []a2a.Part{a2a.TextPart(text)})
+}
+
+// ErrInvalidAnswer: an answer does not match the requirement's inputSchema.
+var ErrInvalidAnswer = errors.New("app: the answer does not match what the agent asked for")
+
+// AnswerTaskData answers an AIM input requirement with a JSON object (the
+// form generated from its inputSchema). The object is checked against the
+// inputSchema before anything is sent; a mismatch is ErrInvalidAnswer with
+// the validator's words.
+func (c *Core) AnswerTaskData(ctx context.Context, convID, agentID, taskID string, data json.RawMessage) error {
+	p, err := c.Pending(ctx, agentID, taskID)
+	if err != nil {
+		return err
+	}
+	if p.Requirement == nil || p.Requirement.Kind != aim.KindInput {
+		return ErrNoRequirement
+	}
+	if err := ValidateAnswer(p.Requirement.InputSchema, data); err != nil {
+		return err
+	}
+	part := a2a.Part{Kind: a2a.PartData, Data: data, MediaType: "application/json"}
+	return c.answer(ctx, convID, agentID, taskID, p, []a2a.Part{part})
+}
+
+// ValidateAnswer checks an answer against a requirement's inputSchema (no
+// schema: any JSON object). The schema comes from the agent: it is compiled
+// without loading anything remote.
+func ValidateAnswer(schema, data json.RawMessage) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("%w: not JSON: %w", ErrInvalidAnswer, err)
+	}
+	if len(bytes.TrimSpace(schema)) == 0 {
+		if _, ok := doc.(map[string]any); !ok {
+			return fmt.Errorf("%w: an answer is a JSON object", ErrInvalidAnswer)
+		}
+		return nil
+	}
+	sdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return fmt.Errorf("app: the agent's inputSchema is not JSON: %w", err)
+	}
+	comp := jsonschema.NewCompiler()
+	comp.UseLoader(noRemoteLoader{})
+	if err := comp.AddResource("inputSchema.json", sdoc); err != nil {
+		return fmt.Errorf("app: the agent's inputSchema: %w", err)
+	}
+	sch, err := comp.Compile("inputSchema.json")
+	if err != nil {
+		return fmt.Errorf("app: the agent's inputSchema cannot be used: %w", err)
+	}
+	if err := sch.Validate(doc); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidAnswer, err)
+	}
+	return nil
+}
+
+// noRemoteLoader refuses every $ref outside the agent's schema.
+type noRemoteLoader struct{}
+
+func (noRemoteLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("app: the inputSchema refers to %s, which aimdesk does not load", url)
+}
+
+// answer stores the user's answer in the conversation and sends it:
+// ContinueTask for AIM requirements, a message with the task id otherwise.
+func (c *Core) answer(ctx context.Context, convID, agentID, taskID string, p *Pending, parts []a2a.Part) error {
+	m := Message{ID: uuid.NewString(), ConversationID: convID, Role: a2a.RoleUser, Parts: parts,
 		State: MessageSending, CreatedAt: c.now(), TaskID: taskID}
 	rec := messageToStore(m)
 	if err := c.st.AppendMessage(ctx, &rec); err != nil {
