@@ -1361,6 +1361,7 @@ type taskBanner struct {
 	taskID  string
 	state   a2a.TaskState
 	sending bool
+	form    *inputForm // generated from the requirement's inputSchema, if any
 }
 
 func newTaskBanner(cv *chatView) *taskBanner {
@@ -1422,6 +1423,7 @@ func (cv *chatView) updateBanner() {
 	}
 	b.agentID, b.taskID, b.state = cv.agentID, taskID, state
 	b.sending = false
+	b.form = nil
 	b.errText.Hide()
 	a, _ := cv.w.agent(cv.agentID)
 	name := agentTitle(a)
@@ -1433,6 +1435,7 @@ func (cv *chatView) updateBanner() {
 		b.text.SetText(name + " needs your answer to go on (task " + shortID(taskID) + "). Its question is above.")
 		b.input.SetText("")
 		b.box.Objects = []fyne.CanvasObject{widget.NewSeparator(), row, container.NewBorder(nil, nil, nil, b.send, b.input), b.errText}
+		b.loadForm() // a form instead of the text answer when the schema allows
 	}
 	b.box.Show()
 	b.cv.relayout()
