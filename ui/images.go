@@ -1,18 +1,10 @@
 package ui
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"image"
-	_ "image/gif"  // decoders for image parts
-	_ "image/jpeg" // decoders for image parts
-	_ "image/png"  // decoders for image parts
-	"io"
-	"mime"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -22,15 +14,16 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"aimdesk/app/imagefetch"
 )
 
-// Limits of inline images: a part's image is shown only when it is at
-// most maxImageBytes, arrives within imageFetchTimeout and has at most
-// maxImagePixels (a tiny file can claim a huge canvas).
+// Limits of inline images: those of package imagefetch (size, time,
+// redirects, schemes, pixels); imageFetchTimeout also bounds loads that are
+// not fetches.
 const (
-	maxImageBytes     = 10 << 20
-	imageFetchTimeout = 10 * time.Second
-	maxImagePixels    = 50_000_000
+	maxImageBytes     = imagefetch.MaxBytes
+	imageFetchTimeout = imagefetch.Timeout
 	imageCacheBytes   = 256 << 20 // decoded pixels kept (about 4 bytes a pixel)
 	maxImageWidth     = 360
 	maxImageHeight    = 270
@@ -59,7 +52,7 @@ type imageEntry struct {
 // Fyne goroutine; results come back through post.
 type imageLoader struct {
 	ctx     context.Context
-	hc      *http.Client
+	fetcher *imagefetch.Fetcher
 	post    func(func())
 	entries map[string]*imageEntry
 	cost    int
@@ -67,19 +60,7 @@ type imageLoader struct {
 }
 
 func newImageLoader(ctx context.Context, post func(func())) *imageLoader {
-	hc := &http.Client{
-		Timeout: imageFetchTimeout,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return errors.New("too many redirects")
-			}
-			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-				return errors.New("redirected away from http")
-			}
-			return nil
-		},
-	}
-	return &imageLoader{ctx: ctx, hc: hc, post: post, entries: map[string]*imageEntry{}}
+	return &imageLoader{ctx: ctx, fetcher: &imagefetch.Fetcher{}, post: post, entries: map[string]*imageEntry{}}
 }
 
 // get returns the cache entry for key, starting load in the background
@@ -150,106 +131,64 @@ func (l *imageLoader) evict(keep string) {
 	}
 }
 
-// fetch reads an http(s) or data: image URL, refusing more than
-// maxImageBytes and anything that says it is not an image.
+// fetch reads an http(s) or data: image URL within the limits of package
+// imagefetch; its errors are sentences for the placeholder.
 func (l *imageLoader) fetch(ctx context.Context, raw string) ([]byte, error) {
-	u, err := url.Parse(raw)
+	data, err := l.fetcher.Fetch(ctx, raw)
 	if err != nil {
-		return nil, errors.New("the address is not valid")
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "data":
-		return decodeDataURL(raw)
-	case "http", "https":
-	default:
-		return nil, fmt.Errorf("%s: addresses are not loaded", u.Scheme)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "image/png, image/jpeg, image/gif")
-	resp, err := l.hc.Do(req)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, errors.New("it did not arrive within 10 seconds")
-		}
-		return nil, fmt.Errorf("it could not be downloaded from %s", displayHost(u))
-	}
-	defer resp.Body.Close()
-	if err := checkImageResponse(u, resp); err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxImageBytes+1))
-	if err != nil {
-		return nil, errors.New("the download broke off")
-	}
-	if len(data) > maxImageBytes {
-		return nil, fmt.Errorf("it is more than the %s shown inline", humanSize(maxImageBytes))
+		return nil, imageError(raw, err)
 	}
 	return data, nil
 }
 
-// checkImageResponse refuses an answer that is not a success, says it is
-// not an image, or announces more than maxImageBytes.
-func checkImageResponse(u *url.URL, resp *http.Response) error {
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s answered %s", displayHost(u), resp.Status)
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != "" {
-		if mt, _, _ := mime.ParseMediaType(ct); mt != "" && !strings.HasPrefix(mt, "image/") && mt != "application/octet-stream" {
-			return fmt.Errorf("%s sent %s, not an image", displayHost(u), mt)
-		}
-	}
-	if resp.ContentLength > maxImageBytes {
-		return fmt.Errorf("it is %s, more than the %s shown inline", humanSize(int(resp.ContentLength)), humanSize(maxImageBytes))
-	}
-	return nil
-}
-
-// decodeDataURL decodes a base64 or percent-encoded data: URL.
-func decodeDataURL(raw string) ([]byte, error) {
-	meta, payload, ok := strings.Cut(strings.TrimPrefix(raw, raw[:5]), ",")
-	if !ok {
-		return nil, errors.New("the inline image is malformed")
-	}
-	if base64.StdEncoding.DecodedLen(len(payload)) > maxImageBytes+3 {
-		return nil, fmt.Errorf("it is more than the %s shown inline", humanSize(maxImageBytes))
-	}
-	if strings.HasSuffix(strings.ToLower(meta), ";base64") {
-		data, err := base64.StdEncoding.DecodeString(payload)
-		if err != nil {
-			data, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(payload, "="))
-		}
-		if err != nil {
-			return nil, errors.New("the inline image is not valid base64")
-		}
-		return data, nil
-	}
-	s, err := url.PathUnescape(payload)
-	if err != nil {
-		return nil, errors.New("the inline image is malformed")
-	}
-	return []byte(s), nil
-}
-
-// decodeImage decodes PNG, JPEG or GIF data, refusing pixel bombs.
+// decodeImage decodes PNG, JPEG or GIF data within the limits of package
+// imagefetch, refusing pixel bombs; its errors are sentences for the
+// placeholder.
 func decodeImage(data []byte) (image.Image, error) {
-	if len(data) > maxImageBytes {
-		return nil, fmt.Errorf("it is %s, more than the %s shown inline", humanSize(len(data)), humanSize(maxImageBytes))
-	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	img, err := imagefetch.Decode(data)
 	if err != nil {
-		return nil, errors.New("it is not a PNG, JPEG or GIF image aimdesk can show")
-	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > maxImagePixels {
-		return nil, fmt.Errorf("its size (%d×%d pixels) is too large to show", cfg.Width, cfg.Height)
-	}
-	img, _, err := image.Decode(bytes.NewReader(data))
-	if err != nil {
-		return nil, errors.New("the image data is damaged")
+		return nil, imageError("", err)
 	}
 	return img, nil
+}
+
+// imageError says why the image at raw (empty when not fetched) is not
+// shown, completing "Image x not shown: ".
+func imageError(raw string, err error) error {
+	host := "the server"
+	scheme := ""
+	if u, perr := url.Parse(strings.TrimSpace(raw)); perr == nil && raw != "" {
+		if u.Host != "" {
+			host = displayHost(u)
+		}
+		scheme = u.Scheme
+	}
+	var se *imagefetch.StatusError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("%s answered %s", host, se.Status)
+	case errors.Is(err, imagefetch.ErrInvalidURL):
+		return errors.New("the address is not valid")
+	case errors.Is(err, imagefetch.ErrScheme) && scheme != "" && !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https"):
+		return fmt.Errorf("%s: addresses are not loaded", scheme)
+	case errors.Is(err, imagefetch.ErrScheme):
+		return errors.New("it was redirected to an address that is not loaded (only http and https are)")
+	case errors.Is(err, imagefetch.ErrTimeout):
+		return fmt.Errorf("it did not arrive within %d seconds", int(imagefetch.Timeout/time.Second))
+	case errors.Is(err, imagefetch.ErrTooManyPixels):
+		return fmt.Errorf("its size is too large to show (more than %d million pixels)", imagefetch.MaxPixels/1_000_000)
+	case errors.Is(err, imagefetch.ErrTooLarge):
+		return fmt.Errorf("it is more than the %s shown inline", humanSize(imagefetch.MaxBytes))
+	case errors.Is(err, imagefetch.ErrBadDataURL):
+		if meta, _, ok := strings.Cut(raw, ","); ok && strings.HasSuffix(strings.ToLower(meta), ";base64") {
+			return errors.New("the inline image is not valid base64")
+		}
+		return errors.New("the inline image is malformed")
+	case errors.Is(err, imagefetch.ErrNotImage):
+		return errors.New("it is not an image aimdesk can show (PNG, JPEG or GIF)")
+	default:
+		return fmt.Errorf("it could not be downloaded from %s", host)
+	}
 }
 
 // imageView shows an image entry: a placeholder while loading or after a

@@ -1,11 +1,12 @@
 package fyner
 
-import "errors"
+import "aimdesk/app/imagefetch"
 
-// Errors of image loading (wrapped; test with errors.Is).
+// Errors of image loading (wrapped; test with errors.Is). They are those
+// of package imagefetch.
 var (
-	ErrImageScheme   = errors.New("fyner: only http, https and data: images are loaded")
-	ErrImageTooLarge = errors.New("fyner: image too large")
-	ErrImageTimeout  = errors.New("fyner: image did not arrive in time")
-	ErrNotImage      = errors.New("fyner: not a PNG, JPEG or GIF image")
+	ErrImageScheme   = imagefetch.ErrScheme
+	ErrImageTooLarge = imagefetch.ErrTooLarge
+	ErrImageTimeout  = imagefetch.ErrTimeout
+	ErrNotImage      = imagefetch.ErrNotImage
 )

@@ -27,6 +27,8 @@ func pngBytes(t *testing.T, w, h int) []byte {
 	return b.Bytes()
 }
 
+// TestHTTPImageLoaderFetch checks that the loader's fields and errors reach
+// package imagefetch, where the limits themselves are tested.
 func TestHTTPImageLoaderFetch(t *testing.T) {
 	small := pngBytes(t, 4, 3)
 	mux := http.NewServeMux()
