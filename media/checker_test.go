@@ -253,7 +253,7 @@ type eventLog struct {
 func (l *eventLog) follow(ch <-chan Event) {
 	for ev := range ch {
 		l.mu.Lock()
-		l.last.merge(ev)
+		l.last.Merge(ev)
 		l.all = append(l.all, ev)
 		l.mu.Unlock()
 	}

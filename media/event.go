@@ -141,9 +141,9 @@ type Event struct {
 	Err error
 }
 
-// merge folds the newer delta n into e (later values win; errors are
-// joined by keeping the latest).
-func (e *Event) merge(n Event) {
+// Merge folds the newer delta n into e (later values win; errors are
+// joined by keeping the latest), for consumers that coalesce events.
+func (e *Event) Merge(n Event) {
 	if n.Conn != nil {
 		e.Conn = n.Conn
 	}

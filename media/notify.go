@@ -30,7 +30,7 @@ func (n *notifier) send(e Event) {
 		n.mu.Unlock()
 		return
 	}
-	n.pending.merge(e)
+	n.pending.Merge(e)
 	n.has = true
 	n.mu.Unlock()
 	select {

@@ -134,30 +134,9 @@ func callSupport(a app.Agent) (bool, string) {
 	return true, ""
 }
 
-// mergeMediaEvent folds the newer media delta n into e (nil fields of n
-// leave e's as they are; the latest error wins).
+// mergeMediaEvent folds the newer media delta n into e.
 func mergeMediaEvent(e, n media.Event) media.Event {
-	if n.Conn != nil {
-		e.Conn = n.Conn
-	}
-	if n.Levels != nil {
-		e.Levels = n.Levels
-	}
-	if n.Local != nil {
-		e.Local = n.Local
-	}
-	if n.Participants != nil {
-		e.Participants = n.Participants
-	}
-	if n.Duplex != nil {
-		e.Duplex = n.Duplex
-	}
-	if n.Audio != nil {
-		e.Audio = n.Audio
-	}
-	if n.Err != nil {
-		e.Err = n.Err
-	}
+	e.Merge(n)
 	return e
 }
 
