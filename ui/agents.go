@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 
@@ -498,10 +497,14 @@ type agentDetails struct {
 	box    *fyne.Container
 	scroll *container.Scroll
 	shown  string // agent id and card identity of what is shown
+	// signin is the trust and sign-in section (signin.go); it outlives
+	// the rebuilds of the view.
+	signin *signinSection
 }
 
 func newAgentDetails(w *Window) *agentDetails {
 	d := &agentDetails{w: w, box: container.NewVBox()}
+	d.signin = newSigninSection(w) // sign-in and trust (signin.go)
 	d.scroll = container.NewVScroll(d.box)
 	d.show(nil)
 	return d
@@ -515,6 +518,9 @@ func (d *agentDetails) show(a *app.Agent) {
 	if a != nil {
 		key = fmt.Sprintf("%s|%s|%s|%p|%s|%v", a.ID, a.Status, a.Error, a.Card, a.URL, a.AllowPlainHTTP)
 	}
+	// Sign-in and trust (signin.go) follow every agent event: a device
+	// code or a permission request changes no card.
+	d.signin.show(a)
 	if key == d.shown && key != "" {
 		return
 	}
@@ -525,7 +531,7 @@ func (d *agentDetails) show(a *app.Agent) {
 		d.box.Refresh()
 		return
 	}
-	d.box.Objects = agentDetailObjects(d.w, *a)
+	d.box.Objects = agentDetailObjects(d.w, *a, d.signin)
 	d.box.Refresh()
 	// Wrapped labels know their height only once they have a width: lay
 	// the view out once more after this pass.
@@ -548,14 +554,18 @@ func section(title string) fyne.CanvasObject {
 	return container.NewVBox(widget.NewSeparator(), heading(title))
 }
 
-// agentDetailObjects lays out an agent's card.
-func agentDetailObjects(w *Window, a app.Agent) []fyne.CanvasObject {
-	out := agentHeaderObjects(w, a)
+// agentDetailObjects lays out an agent's card; si is the sign-in and
+// trust section (signin.go).
+func agentDetailObjects(w *Window, a app.Agent, si *signinSection) []fyne.CanvasObject {
+	out := agentHeaderObjects(w, a, si)
 	c := a.Card
 	if c == nil {
 		return append(out, lowLabel("aimdesk has not read this agent's card yet."))
 	}
 	out = append(out, cardFactObjects(w, a, c)...)
+	// Sign-in and trust (signin.go): the card's signature, the sign-in
+	// state, the ways to sign in.
+	out = append(out, section("Trust and sign-in"), si.Object())
 	out = append(out, section("Skills"))
 	if len(c.Skills) == 0 {
 		out = append(out, lowLabel("The card lists no skills."))
@@ -569,13 +579,12 @@ func agentDetailObjects(w *Window, a app.Agent) []fyne.CanvasObject {
 	out = append(out, section("Interfaces"))
 	out = append(out, interfaceObjects(a, c)...)
 	out = append(out, section("Extensions"))
-	out = append(out, extensionObjects(c)...)
-	out = append(out, section("Sign-in"))
-	return append(out, securityObjects(c)...)
+	return append(out, extensionObjects(c)...)
 }
 
-// agentHeaderObjects are the name, status, address and the buttons.
-func agentHeaderObjects(w *Window, a app.Agent) []fyne.CanvasObject {
+// agentHeaderObjects are the name, status, address and the buttons (with
+// si's "Sign in…" / "Sign out…").
+func agentHeaderObjects(w *Window, a app.Agent, si *signinSection) []fyne.CanvasObject {
 	title := widget.NewLabelWithStyle(agentTitle(a), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
 	title.Wrapping = fyne.TextWrapWord
@@ -589,11 +598,13 @@ func agentHeaderObjects(w *Window, a app.Agent) []fyne.CanvasObject {
 		buttons.Add(widget.NewButtonWithIcon("Edit…", theme.DocumentCreateIcon(), w.editSelectedAgent))
 	}
 	buttons.Add(widget.NewButtonWithIcon("Remove…", theme.DeleteIcon(), w.removeSelectedAgent))
+	buttons.Add(si.Button()) // "Sign in…" / "Sign out…" (signin.go)
 	return []fyne.CanvasObject{title, status, lowLabel("Address: " + a.URL), buttons, w.callControls(a)}
 }
 
-// cardFactObjects are the provider, version, description, documentation,
-// where the card came from and whether it is signed.
+// cardFactObjects are the provider, version, description, documentation
+// and where the card came from. Whether it is signed is in the sign-in
+// and trust section (signin.go).
 func cardFactObjects(w *Window, a app.Agent, c *a2a.AgentCard) []fyne.CanvasObject {
 	var out []fyne.CanvasObject
 	if c.Provider != nil && (c.Provider.Organization != "" || c.Provider.URL != "") {
@@ -613,10 +624,7 @@ func cardFactObjects(w *Window, a app.Agent, c *a2a.AgentCard) []fyne.CanvasObje
 	if a.CardURL != "" {
 		out = append(out, lowLabel("Card read from "+a.CardURL))
 	}
-	if len(c.Signatures) > 0 {
-		return append(out, wrapLabel(fmt.Sprintf("Signed: the card carries %d signature(s). aimdesk does not verify card signatures yet.", len(c.Signatures))))
-	}
-	return append(out, wrapLabel("Signed: no, the card carries no signature."))
+	return out
 }
 
 // capabilitiesText lists the optional features the card declares.
@@ -673,24 +681,6 @@ func extensionObjects(c *a2a.AgentCard) []fyne.CanvasObject {
 	return out
 }
 
-// securityObjects lists the card's security schemes by name.
-func securityObjects(c *a2a.AgentCard) []fyne.CanvasObject {
-	if len(c.SecuritySchemes) == 0 {
-		return []fyne.CanvasObject{lowLabel("The card declares no sign-in: requests carry no credentials.")}
-	}
-	names := make([]string, 0, len(c.SecuritySchemes))
-	for n := range c.SecuritySchemes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]fyne.CanvasObject, 0, len(names))
-	for _, n := range names {
-		s := c.SecuritySchemes[n]
-		out = append(out, wrapLabel(n+": "+s.Kind()+schemeDetail(s)))
-	}
-	return out
-}
-
 // extensionName names the extensions aimdesk knows.
 func extensionName(uri string) string {
 	switch {
@@ -702,31 +692,6 @@ func extensionName(uri string) string {
 		return "Agent-drawn interfaces (A2UI " + strings.TrimPrefix(uri, a2uiExtensionPrefix) + ")"
 	}
 	return "Extension"
-}
-
-func schemeDetail(s a2a.SecurityScheme) string {
-	switch {
-	case s.APIKey != nil:
-		return fmt.Sprintf(" (%s in %s)", s.APIKey.Name, s.APIKey.Location)
-	case s.OAuth2 != nil:
-		var flows []string
-		f := s.OAuth2.Flows
-		if f.AuthorizationCode != nil {
-			flows = append(flows, "authorization code")
-		}
-		if f.DeviceCode != nil {
-			flows = append(flows, "device code")
-		}
-		if f.ClientCredentials != nil {
-			flows = append(flows, "client credentials")
-		}
-		if len(flows) > 0 {
-			return " (" + strings.Join(flows, ", ") + ")"
-		}
-	case s.OpenIDConnect != nil:
-		return " (" + s.OpenIDConnect.OpenIDConnectURL + ")"
-	}
-	return ""
 }
 
 func modes(m []string) string {
