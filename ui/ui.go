@@ -492,6 +492,18 @@ When a task waits for you, a bar above the message box asks for your answer (inp
 
 Agent text is shown as Markdown. Images inside it are never downloaded. Links open only after you confirm, and the dialog shows where they go. Image parts sent as files are shown up to 10 MB.
 
+## Sign-in and trust
+
+When the card lists ways to sign in, the Agent tab offers them under **Sign in…**: your browser (OAuth 2.0 with PKCE), a code for another device, client credentials, or a key or token you paste. aimdesk asks only for the permissions what you do needs, and says which one and why when it needs more. Secrets go to the system keyring, or to an encrypted file only you can read where there is none; **Sign out…** removes them. A signed card shows whether its signature verifies; an invalid signature is shown in red.
+
+## Approvals
+
+An agent that wants to act asks first. The approval dialog is drawn by aimdesk, never by the agent: it shows who asks, what exactly will be done (the action as a tree and as raw JSON), the risk, and whether the action matches its digest. Reject is the default; Approve becomes active after a second and is never pressed by Enter; high risk asks you to type APPROVE. Requests that do not match their digest or repeat a key cannot be approved. **Approvals** lists every request of the session; the audit log keeps every decision and can be exported as JSON.
+
+## Calls
+
+Agents that offer realtime sessions get a **Start call…** button. Before joining you pick the microphone, speaker and camera; in the call you can mute, hold Space to talk, share your screen (a red bar shows while you do), drag a box over the screen preview to point at something, interrupt the agent (Escape) and type. Without a headset the microphone is muted while the agent speaks, because there is no echo canceller.
+
 ## Keyboard
 
 - Ctrl+N: new conversation
