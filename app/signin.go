@@ -243,18 +243,18 @@ func (c *Core) loadExtendedCard(ctx context.Context, agentID string) error {
 
 // SignOut revokes (where the provider offers it) and deletes the agent's
 // stored credential, and reads the public card again.
-func (c *Core) SignOut(ctx context.Context, agentID string) error {
+func (c *Core) SignOut(ctx context.Context, agentID string) (revoked bool, err error) {
 	s, err := c.signin()
 	if err != nil {
-		return err
+		return false, err
 	}
-	revoked, err := s.m.SignOut(ctx, agentID)
+	revoked, err = s.m.SignOut(ctx, agentID)
 	s.mu.Lock()
 	delete(s.permission, agentID)
 	delete(s.device, agentID)
 	s.mu.Unlock()
 	if err != nil {
-		return err
+		return false, err
 	}
 	if revoked {
 		c.notice(NoticeInfo, "Signed out of %s; the identity provider was told to forget the sign-in.", c.agentName(agentID))
@@ -262,7 +262,7 @@ func (c *Core) SignOut(ctx context.Context, agentID string) error {
 		c.notice(NoticeInfo, "Signed out of %s.", c.agentName(agentID))
 	}
 	c.RefreshAgent(agentID)
-	return nil
+	return revoked, nil
 }
 
 // ConfirmEndpoints accepts the sign-in endpoints the card moved to (the

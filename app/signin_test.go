@@ -115,7 +115,7 @@ func TestCoreSignInWithAPIKey(t *testing.T) {
 			t.Errorf("the console shows the key: %+v", e)
 		}
 	}
-	if err := core.SignOut(ctx, agent.ID); err != nil {
+	if _, err := core.SignOut(ctx, agent.ID); err != nil {
 		t.Fatal(err)
 	}
 	secrets := filepath.Join(filepath.Dir(dbPath), "auth", "secrets")

@@ -886,7 +886,7 @@ func (d *signInDialog) submit() {
 			err = checkStaticCredential(ctx, core, id)
 			if errors.Is(err, errCredentialRefused) {
 				// A key the agent refuses is of no use: do not keep it.
-				if serr := core.SignOut(w.ctx, id); serr != nil {
+				if _, serr := core.SignOut(w.ctx, id); serr != nil {
 					err = errors.Join(err, serr)
 				}
 			}
@@ -1164,12 +1164,12 @@ func (s *signinSection) showSignOut() {
 
 func (s *signinSection) signOut(a app.Agent, ses auth.State) {
 	go func() {
-		err := s.w.core.SignOut(s.w.ctx, a.ID)
+		revoked, err := s.w.core.SignOut(s.w.ctx, a.ID)
 		s.w.post(func() {
 			if err != nil {
 				s.w.showError(errors.New("Could not sign out: " + signinText(err)))
 			} else {
-				s.w.showDialog(dialog.NewInformation("Signed out of "+agentTitle(a), signOutResult(ses), s.w.Window))
+				s.w.showDialog(dialog.NewInformation("Signed out of "+agentTitle(a), signOutResult(ses, revoked), s.w.Window))
 			}
 			if a.ID == s.agent.ID {
 				s.fetch()
@@ -1178,15 +1178,16 @@ func (s *signinSection) signOut(a app.Agent, ses auth.State) {
 	}()
 }
 
-// signOutResult says what became of the credential. Whether the provider
-// confirmed a revocation is not told by Core.SignOut yet; its notice (the
-// status bar) says it.
-func signOutResult(ses auth.State) string {
+// signOutResult says what became of the credential, and whether the
+// identity provider confirmed the revocation.
+func signOutResult(ses auth.State, revoked bool) string {
 	switch {
 	case ses.Flow == auth.FlowAPIKey || ses.Flow == auth.FlowBearer:
 		return "The " + secretWords(auth.Option{Flow: ses.Flow}) + " is deleted from this computer. The agent was not told; it still works wherever else it is used."
+	case ses.Endpoints.Revocation != "" && revoked:
+		return "The tokens are deleted from this computer, and the identity provider confirmed it revoked them."
 	case ses.Endpoints.Revocation != "":
-		return "The tokens are deleted from this computer, and aimdesk asked the identity provider to revoke them. The status bar says whether it confirmed."
+		return "The tokens are deleted from this computer. aimdesk asked the identity provider to revoke them, but it did not confirm: the access token may keep working until it expires."
 	}
 	return "The tokens are deleted from this computer. The identity provider offers no revocation, so the access token keeps working until it expires."
 }
