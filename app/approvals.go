@@ -120,8 +120,16 @@ func (c *Core) raiseApproval(agentID, convID, taskID string, msg *a2a.Message) {
 		}
 	}
 	ap.ID = approvalID(agentID, taskID, &ap.Requirement)
+	c.addApproval(&ap, func(old *Approval) bool { return old.AgentID == agentID && old.TaskID == taskID })
+}
+
+// addApproval records ap (unless its id is known): it names the agent,
+// supersedes the pending requests that sameThread says ap replaces, says
+// what changed since the latest of them, arms the expiry timer and tells
+// the UI.
+func (c *Core) addApproval(ap *Approval, sameThread func(old *Approval) bool) {
 	c.mu.Lock()
-	if a := c.agents[agentID]; a != nil {
+	if a := c.agents[ap.AgentID]; a != nil {
 		ap.AgentName = a.rec.Name
 		if a.card != nil {
 			ap.AgentName = a.card.Name
@@ -135,11 +143,9 @@ func (c *Core) raiseApproval(agentID, convID, taskID string, msg *a2a.Message) {
 		c.mu.Unlock()
 		return
 	}
-	// A newer request of the same task supersedes a pending one; the
-	// latest earlier request is what the user compares against.
 	var prev *Approval
 	for _, old := range c.approvals {
-		if old.AgentID != agentID || old.TaskID != taskID {
+		if !sameThread(old) {
 			continue
 		}
 		if old.State == ApprovalPending {
@@ -152,15 +158,11 @@ func (c *Core) raiseApproval(agentID, convID, taskID string, msg *a2a.Message) {
 	if prev != nil && (prev.State == ApprovalSuperseded || prev.State == ApprovalSending) {
 		ap.Changed = describeChange(&prev.Requirement, &ap.Requirement)
 	}
-	c.approvals[ap.ID] = &ap
+	c.approvals[ap.ID] = ap
 	c.mu.Unlock()
 	if exp := ap.Requirement.ExpiresAt; exp != nil {
-		d := exp.Sub(c.now())
-		if d < 0 {
-			d = 0
-		}
 		id := ap.ID
-		time.AfterFunc(d, func() { c.expire(id) })
+		time.AfterFunc(max(exp.Sub(c.now()), 0), func() { c.expire(id) })
 	}
 	c.publishApprovals()
 }

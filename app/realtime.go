@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -147,44 +145,7 @@ func (c *Core) RaiseOperationApproval(agentID, convID, sessionID, taskID string,
 	ap := operationApproval(sessionID, op)
 	ap.AgentID, ap.TaskID, ap.ConversationID, ap.State, ap.ReceivedAt = agentID, taskID, convID, ApprovalPending, c.now()
 	prefix := realtimeApprovalPrefix + sessionID + "/" + op.OperationID + "/"
-	c.mu.Lock()
-	if a := c.agents[agentID]; a != nil {
-		ap.AgentName = a.rec.Name
-		if a.card != nil {
-			ap.AgentName = a.card.Name
-			ap.CardSignatures = len(a.card.Signatures)
-		}
-		if u, err := url.Parse(a.iface.URL); err == nil {
-			ap.AgentHost = u.Host
-		}
-	}
-	if _, dup := c.approvals[ap.ID]; dup {
-		c.mu.Unlock()
-		return
-	}
-	var prev *Approval
-	for _, old := range c.approvals {
-		if old.AgentID != agentID || !strings.HasPrefix(old.ID, prefix) {
-			continue
-		}
-		if old.State == ApprovalPending {
-			old.State = ApprovalSuperseded
-		}
-		if prev == nil || old.ReceivedAt.After(prev.ReceivedAt) {
-			prev = old
-		}
-	}
-	if prev != nil && (prev.State == ApprovalSuperseded || prev.State == ApprovalSending) {
-		ap.Changed = describeChange(&prev.Requirement, &ap.Requirement)
-	}
-	c.approvals[ap.ID] = &ap
-	c.mu.Unlock()
-	if exp := ap.Requirement.ExpiresAt; exp != nil {
-		d := max(exp.Sub(c.now()), 0)
-		id := ap.ID
-		time.AfterFunc(d, func() { c.expire(id) })
-	}
-	c.publishApprovals()
+	c.addApproval(&ap, func(old *Approval) bool { return old.AgentID == agentID && strings.HasPrefix(old.ID, prefix) })
 }
 
 // closeOperationApprovals closes the pending approvals of an operation
