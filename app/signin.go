@@ -40,6 +40,9 @@ type AuthState struct {
 	EndpointChange *auth.EndpointChangedError
 	// Card is the signature check of the agent's card.
 	Card trust.Result
+	// Refused is set when the agent answered HTTP 401 to a call while no
+	// credential was stored: it needs sign-in. Cleared by signing in.
+	Refused bool
 	// Store names where secrets are kept ("the system keyring" or "an
 	// encrypted file in …").
 	Store string
@@ -57,6 +60,7 @@ type signinState struct {
 	permission map[string]auth.PermissionRequest
 	changes    map[string]*auth.EndpointChangedError
 	trust      map[string]trust.Result
+	refused    map[string]bool // agents that answered 401 while signed out
 }
 
 // authDir is where secrets (when there is no keyring), pins and pinned
@@ -109,7 +113,7 @@ func (c *Core) signin() (*signinState, error) {
 // on first use.
 func newSigninState() *signinState {
 	return &signinState{device: map[string]auth.DeviceCode{}, permission: map[string]auth.PermissionRequest{},
-		changes: map[string]*auth.EndpointChangedError{}, trust: map[string]trust.Result{}}
+		changes: map[string]*auth.EndpointChangedError{}, trust: map[string]trust.Result{}, refused: map[string]bool{}}
 }
 
 // openSecrets opens the secret store: Config.Secrets when set, else the OS
@@ -150,7 +154,18 @@ func (l *lazyAuth) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return base.RoundTrip(req)
 	}
-	return (&auth.Transport{Base: l.base, Manager: s.m, AgentID: l.agentID}).RoundTrip(req)
+	resp, err := (&auth.Transport{Base: l.base, Manager: s.m, AgentID: l.agentID}).RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized && s.m.Session(l.agentID) == nil {
+		s.mu.Lock()
+		first := !s.refused[l.agentID]
+		s.refused[l.agentID] = true
+		s.mu.Unlock()
+		if first {
+			l.c.notice(NoticeError, "%s asks you to sign in (HTTP 401): open its Agent tab and choose Sign in…", l.c.agentName(l.agentID))
+			go l.c.publishAgents() // not under the caller's locks
+		}
+	}
+	return resp, err
 }
 
 func (c *Core) authAgent(agentID string) (auth.Agent, *agentState, error) {
@@ -197,6 +212,7 @@ func (c *Core) SignIn(ctx context.Context, agentID string, req auth.SignInReques
 		s.changes[agentID] = ce
 	} else if err == nil {
 		delete(s.changes, agentID)
+		delete(s.refused, agentID)
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -316,6 +332,7 @@ func (c *Core) AuthState(agentID string) (AuthState, error) {
 	}
 	st.EndpointChange = s.changes[agentID]
 	st.Card = s.trust[agentID]
+	st.Refused = s.refused[agentID] && !st.SignedIn
 	return st, nil
 }
 

@@ -96,8 +96,14 @@ func TestCoreSignInWithAPIKey(t *testing.T) {
 	if _, err := core.ListTasks(ctx, agent.ID, a2a.ListTasksRequest{}); err == nil {
 		t.Fatal("the gate let a call without the key through")
 	}
+	if st, err := core.AuthState(agent.ID); err != nil || !st.Refused {
+		t.Fatalf("after a 401 while signed out: Refused = %v, %v", st.Refused, err)
+	}
 	if err := core.SignIn(ctx, agent.ID, auth.SignInRequest{Scheme: "key", Secret: key}); err != nil {
 		t.Fatalf("SignIn: %v", err)
+	}
+	if st, _ := core.AuthState(agent.ID); st.Refused {
+		t.Fatal("still marked refused after signing in")
 	}
 	got, _ := core.Agent(agent.ID)
 	if got.Card == nil || got.Card.Name != ext.Name {

@@ -52,8 +52,8 @@ type signinSection struct {
 	again    bool           // read once more when it ends
 
 	// challenged holds, per agent, why it needs sign-in: the agent
-	// answered HTTP 401 to the check of a key or token just typed in. (The
-	// core does not report the 401s of other calls yet.)
+	// answered HTTP 401 to the check of a key or token just typed in.
+	// (401s of other calls come from the core: AuthState.Refused.)
 	challenged map[string]string
 	// permShown is, per agent, the permission request already shown.
 	permShown map[string]string
@@ -226,6 +226,9 @@ func (s *signinSection) needsSignIn() string {
 	}
 	if why := s.challenged[s.agent.ID]; why != "" {
 		return why
+	}
+	if s.state != nil && s.state.Refused {
+		return "the agent answered HTTP 401: it does not take calls without sign-in."
 	}
 	for _, o := range s.options() {
 		if o.Required {

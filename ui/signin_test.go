@@ -273,7 +273,7 @@ func TestSignInWithAPIKeyThroughDialog(t *testing.T) {
 	h := newSigninHarness(t)
 	a := h.addAgent(startGatedAgent(t, key))
 	s := h.w.details.signin
-	if !strings.Contains(h.sectionText(), "Sign-in: Needs sign-in — the card says calls need it.") {
+	if !strings.Contains(h.sectionText(), "Sign-in: Needs sign-in — ") {
 		t.Errorf("the view does not say the agent needs sign-in:\n%s", h.sectionText())
 	}
 	if _, err := h.core.ListTasks(h.ctx, a.ID, a2a.ListTasksRequest{}); err == nil {
