@@ -60,7 +60,8 @@ type signinState struct {
 	permission map[string]auth.PermissionRequest
 	changes    map[string]*auth.EndpointChangedError
 	trust      map[string]trust.Result
-	refused    map[string]bool // agents that answered 401 while signed out
+	refused    map[string]bool      // agents that answered 401 while signed out
+	answers    map[string]chan bool // step-ups waiting for AnswerPermission
 }
 
 // authDir is where secrets (when there is no keyring), pins and pinned
@@ -91,15 +92,8 @@ func (c *Core) signin() (*signinState, error) {
 				c.notice(NoticeInfo, "To sign in, open %s and enter the code %s", dc.VerificationURI, dc.UserCode)
 				c.publishAgents()
 			},
-			ConfirmStepUp: func(_ context.Context, req auth.PermissionRequest) error {
-				s.mu.Lock()
-				s.permission[req.AgentID] = req
-				s.mu.Unlock()
-				for _, p := range req.Missing {
-					c.notice(NoticeInfo, "%s asks for %s. Confirm in the sign-in page that opens.", c.agentName(req.AgentID), p)
-				}
-				c.publishAgents()
-				return nil
+			ConfirmStepUp: func(ctx context.Context, req auth.PermissionRequest) error {
+				return c.confirmStepUp(ctx, s, req)
 			},
 			OnError: func(agentID string, err error) {
 				c.notice(NoticeError, "%s: %v", c.agentName(agentID), err)
@@ -109,11 +103,76 @@ func (c *Core) signin() (*signinState, error) {
 	return s, s.err
 }
 
+// ErrPermissionDeclined: the user declined a request for more permission,
+// or did not answer in time.
+var ErrPermissionDeclined = errors.New("app: the extra permission was not granted")
+
+// stepUpWait is how long a request for more permission waits for the user.
+const stepUpWait = 2 * time.Minute
+
+// confirmStepUp shows a request for more permission (AuthState.Permission)
+// and waits until the user answers with AnswerPermission, the call's
+// context ends, or stepUpWait passes: the provider's page opens only after
+// the user has read which permission is asked for and why.
+func (c *Core) confirmStepUp(ctx context.Context, s *signinState, req auth.PermissionRequest) error {
+	ch := make(chan bool, 1)
+	s.mu.Lock()
+	s.permission[req.AgentID] = req
+	s.answers[req.AgentID] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.answers[req.AgentID] == ch {
+			delete(s.permission, req.AgentID)
+			delete(s.answers, req.AgentID)
+		}
+		s.mu.Unlock()
+		go c.publishAgents()
+	}()
+	for _, p := range req.Missing {
+		c.notice(NoticeInfo, "%s asks for %s. Answer in its Agent tab.", c.agentName(req.AgentID), p)
+	}
+	go c.publishAgents() // not under the caller's locks
+	timer := time.NewTimer(stepUpWait)
+	defer timer.Stop()
+	select {
+	case ok := <-ch:
+		if !ok {
+			return ErrPermissionDeclined
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return fmt.Errorf("%w: no answer within %s", ErrPermissionDeclined, stepUpWait)
+	}
+}
+
+// AnswerPermission answers the pending request for more permission of an
+// agent: allow opens the provider's page, decline fails the call.
+func (c *Core) AnswerPermission(agentID string, allow bool) error {
+	s, err := c.signin()
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	ch := s.answers[agentID]
+	s.mu.Unlock()
+	if ch == nil {
+		return fmt.Errorf("app: no permission request is waiting for %s", c.agentName(agentID))
+	}
+	select {
+	case ch <- allow:
+	default: // already answered
+	}
+	return nil
+}
+
 // newSigninState returns an empty sign-in state; the secret store opens
 // on first use.
 func newSigninState() *signinState {
 	return &signinState{device: map[string]auth.DeviceCode{}, permission: map[string]auth.PermissionRequest{},
-		changes: map[string]*auth.EndpointChangedError{}, trust: map[string]trust.Result{}, refused: map[string]bool{}}
+		changes: map[string]*auth.EndpointChangedError{}, trust: map[string]trust.Result{}, refused: map[string]bool{}, answers: map[string]chan bool{}}
 }
 
 // openSecrets opens the secret store: Config.Secrets when set, else the OS

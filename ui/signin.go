@@ -1210,8 +1210,15 @@ func (s *signinSection) showPermission(p auth.PermissionRequest) {
 	if len(p.Granted) > 0 {
 		box.Add(lowLabel("Already granted: " + strings.Join(p.Granted, ", ") + ". Only what is missing is asked for."))
 	}
-	box.Add(wrapLabel("The identity provider's page opens to ask you. If you did not expect this, decline there: the call then fails and nothing more is granted."))
-	d := dialog.NewCustom("More permission asked for", "OK", box, s.w.Window)
+	box.Add(wrapLabel("Continue opens the identity provider's page, which asks you again. Not now fails the call and grants nothing more."))
+	agentID := s.agent.ID
+	d := dialog.NewCustomConfirm("More permission asked for", "Continue", "Not now", box, func(allow bool) {
+		go func() {
+			if err := s.w.core.AnswerPermission(agentID, allow); err != nil {
+				s.w.post(func() { s.w.showError(err) })
+			}
+		}()
+	}, s.w.Window)
 	d.Resize(fyne.NewSize(480, 300))
 	s.w.showDialog(d)
 }
