@@ -440,3 +440,48 @@ func userError(err error) string {
 	}
 	return err.Error()
 }
+
+// RenameConversation gives a conversation a new title.
+func (c *Core) RenameConversation(ctx context.Context, id, title string) error {
+	cs, err := c.conv(ctx, id)
+	if err != nil {
+		return err
+	}
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return fmt.Errorf("app: a conversation needs a title")
+	}
+	c.mu.Lock()
+	rec := cs.rec
+	c.mu.Unlock()
+	rec.Title, rec.UpdatedAt = title, c.now()
+	if err := c.st.PutConversation(ctx, rec); err != nil {
+		return fmt.Errorf("app: rename conversation: %w", err)
+	}
+	c.mu.Lock()
+	cs.rec = rec
+	c.mu.Unlock()
+	c.publishConversations(ctx, rec.AgentID)
+	return nil
+}
+
+// AppendTranscript stores a final line of a realtime call's transcript in
+// a conversation (when the user chose to keep the transcript): role says
+// who spoke. Nothing is sent to the agent.
+func (c *Core) AppendTranscript(ctx context.Context, convID string, role a2a.Role, text string) (Message, error) {
+	if strings.TrimSpace(text) == "" {
+		return Message{}, ErrNothingToSend
+	}
+	if _, err := c.conv(ctx, convID); err != nil {
+		return Message{}, err
+	}
+	m := Message{ID: uuid.NewString(), ConversationID: convID, Role: role, Parts: []a2a.Part{a2a.TextPart(text)},
+		State: MessageDone, CreatedAt: c.now()}
+	rec := messageToStore(m)
+	if err := c.st.AppendMessage(ctx, &rec); err != nil {
+		return Message{}, fmt.Errorf("app: save transcript: %w", err)
+	}
+	m.Seq = rec.Seq
+	c.publish(Event{Message: &MessageChange{ConversationID: convID, Message: m, New: true}})
+	return m, nil
+}

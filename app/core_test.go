@@ -460,3 +460,31 @@ func TestAnswerInputWithValidatedData(t *testing.T) {
 		t.Fatalf("after the answer: %s %q", second.TaskState, second.Text())
 	}
 }
+
+func TestTranscriptAndRename(t *testing.T) {
+	f := newFixture(t, devagent.Hooks{})
+	a := f.addAgent()
+	cv := f.newConversation(a.ID)
+	if err := f.core.RenameConversation(f.ctx, cv.ID, "Call with the agent"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.core.RenameConversation(f.ctx, cv.ID, "  "); err == nil {
+		t.Fatal("an empty title was accepted")
+	}
+	for _, l := range []struct {
+		role a2a.Role
+		text string
+	}{{a2a.RoleAgent, "Hello!"}, {a2a.RoleUser, "What do you see?"}} {
+		if _, err := f.core.AppendTranscript(f.ctx, cv.ID, l.role, l.text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, err := f.core.Messages(f.ctx, cv.ID, 0, 10)
+	if err != nil || len(msgs) != 2 || msgs[0].Text() != "Hello!" || msgs[1].Role != a2a.RoleUser {
+		t.Fatalf("transcript: %+v, %v", msgs, err)
+	}
+	convs, _ := f.core.Conversations(f.ctx, a.ID)
+	if len(convs) != 1 || convs[0].Title != "Call with the agent" {
+		t.Fatalf("conversations %+v", convs)
+	}
+}
