@@ -63,7 +63,8 @@ func FuzzFormatString(f *testing.F) {
 			map[string]any{"version": "v0.9", "createSurface": map[string]any{"surfaceId": "s", "catalogId": "basic"}},
 			map[string]any{"version": "v0.9", "updateDataModel": map[string]any{"surfaceId": "s", "value": map[string]any{"user": map[string]any{"name": "Ada"}, "n": 2.0, "when": "2026-01-16"}}},
 			map[string]any{"version": "v0.9", "updateComponents": map[string]any{"surfaceId": "s", "components": []any{
-				map[string]any{"id": "root", "component": "Text", "text": map[string]any{"call": "formatString", "args": map[string]any{"value": tpl}}}}}},
+				map[string]any{"id": "root", "component": "Text", "text": map[string]any{"call": "formatString", "args": map[string]any{"value": tpl}}},
+			}}},
 		})
 		s, ok := p.Surface("s")
 		if !ok {

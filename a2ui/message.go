@@ -43,8 +43,10 @@ var kindsByVersion = map[Version][]Kind{
 	V10: {KindCreateSurface, KindUpdateComponents, KindUpdateDataModel, KindDeleteSurface, KindCallRendererFunction, KindAgentFunctionResponse},
 }
 
-var allKinds = []Kind{KindBeginRendering, KindSurfaceUpdate, KindDataModelUpdate, KindCreateSurface, KindUpdateComponents,
-	KindUpdateDataModel, KindDeleteSurface, KindCallRendererFunction, KindAgentFunctionResponse}
+var allKinds = []Kind{
+	KindBeginRendering, KindSurfaceUpdate, KindDataModelUpdate, KindCreateSurface, KindUpdateComponents,
+	KindUpdateDataModel, KindDeleteSurface, KindCallRendererFunction, KindAgentFunctionResponse,
+}
 
 // Message is one decoded agent-to-renderer message, normalised across
 // versions.

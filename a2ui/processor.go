@@ -377,8 +377,10 @@ func (p *Processor) createSurface(agentID string, m *Message, cs *changeSet) err
 	theme, _ := b["theme"].(map[string]any)
 	if theme != nil && catOK && p.checker != nil {
 		if err := p.checker.CheckTheme(cat, theme); err != nil {
-			return &ProtocolError{Category: CategoryValidation, Code: CodeValidationFailed, SurfaceID: m.SurfaceID, Index: -1, Path: "/createSurface/theme",
-				Message: fmt.Sprintf("Validation failed for theme on surface '%s': %v", m.SurfaceID, err), Err: fmt.Errorf("%w: %w", ErrValidation, err)}
+			return &ProtocolError{
+				Category: CategoryValidation, Code: CodeValidationFailed, SurfaceID: m.SurfaceID, Index: -1, Path: "/createSurface/theme",
+				Message: fmt.Sprintf("Validation failed for theme on surface '%s': %v", m.SurfaceID, err), Err: fmt.Errorf("%w: %w", ErrValidation, err),
+			}
 		}
 	}
 	if _, ok := p.surfaces[m.SurfaceID]; ok {
@@ -532,8 +534,10 @@ func (p *Processor) applyComponents(s *Surface, m *Message, comps []any, base st
 				}
 			}
 			if err := p.checker.CheckComponent(cat, flat); err != nil {
-				return &ProtocolError{Category: CategoryValidation, Code: CodeValidationFailed, SurfaceID: s.id, Index: -1, Path: path,
-					Message: fmt.Sprintf("Validation failed for component '%s': %v", c.Type, err), Err: fmt.Errorf("%w: %w", ErrValidation, err)}
+				return &ProtocolError{
+					Category: CategoryValidation, Code: CodeValidationFailed, SurfaceID: s.id, Index: -1, Path: path,
+					Message: fmt.Sprintf("Validation failed for component '%s': %v", c.Type, err), Err: fmt.Errorf("%w: %w", ErrValidation, err),
+				}
 			}
 		}
 		if _, exists := s.comps[c.ID]; !exists {

@@ -164,20 +164,26 @@ func TestActionsPerVersion(t *testing.T) {
 		name, payload, node string
 		want                string
 	}{
-		{"v0.8 userAction", `[{"surfaceUpdate":{"surfaceId":"s","components":[
+		{
+			"v0.8 userAction", `[{"surfaceUpdate":{"surfaceId":"s","components":[
 			{"id":"root","component":{"Button":{"child":"l","action":{"name":"go","context":[{"key":"who","value":{"path":"/user"}},{"key":"n","value":{"literalNumber":2}}]}}}},
 			{"id":"l","component":{"Text":{"text":{"literalString":"Go"}}}}]}},
 			{"dataModelUpdate":{"surfaceId":"s","contents":[{"key":"user","valueString":"ada"}]}},
 			{"beginRendering":{"surfaceId":"s","root":"root"}}]`, "root",
-			`{"userAction":{"context":{"n":2,"who":"ada"},"name":"go","sourceComponentId":"root","surfaceId":"s","timestamp":"2026-01-16T14:30:00.000Z"}}`},
-		{"v0.9 action", `[{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"basic"}},
+			`{"userAction":{"context":{"n":2,"who":"ada"},"name":"go","sourceComponentId":"root","surfaceId":"s","timestamp":"2026-01-16T14:30:00.000Z"}}`,
+		},
+		{
+			"v0.9 action", `[{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"basic"}},
 			{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"root","component":"Button","child":"l","action":{"event":{"name":"go","context":{"who":{"path":"/user"}}}}},{"id":"l","component":"Text","text":"Go"}]}},
 			{"version":"v0.9","updateDataModel":{"surfaceId":"s","path":"/user","value":"ada"}}]`, "root",
-			`{"action":{"context":{"who":"ada"},"name":"go","sourceComponentId":"root","surfaceId":"s","timestamp":"2026-01-16T14:30:00.000Z"},"version":"v0.9"}`},
-		{"v1.0 action in template", `[{"version":"v1.0","createSurface":{"surfaceId":"s","dataModel":{"items":[{"id":"a"},{"id":"b"}]},"components":[
+			`{"action":{"context":{"who":"ada"},"name":"go","sourceComponentId":"root","surfaceId":"s","timestamp":"2026-01-16T14:30:00.000Z"},"version":"v0.9"}`,
+		},
+		{
+			"v1.0 action in template", `[{"version":"v1.0","createSurface":{"surfaceId":"s","dataModel":{"items":[{"id":"a"},{"id":"b"}]},"components":[
 			{"id":"root","component":"List","children":{"componentId":"btn","path":"/items"}},
 			{"id":"btn","component":"Button","child":"l","action":{"event":{"name":"pick","context":{"id":{"path":"id"}}}}},{"id":"l","component":"Text","text":"Pick"}]}}]`, "btn@/items/1",
-			`{"action":{"context":{"id":"b"},"name":"pick","sourceComponentId":"btn","surfaceId":"s","timestamp":"2026-01-16T14:30:00.000Z"},"version":"v1.0"}`},
+			`{"action":{"context":{"id":"b"},"name":"pick","sourceComponentId":"btn","surfaceId":"s","timestamp":"2026-01-16T14:30:00.000Z"},"version":"v1.0"}`,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

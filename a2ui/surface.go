@@ -37,8 +37,10 @@ type Surface struct {
 }
 
 func newSurface(p *Processor, id string, v Version, agent string) *Surface {
-	return &Surface{p: p, id: id, version: v, agent: agent, rootID: "root", comps: map[string]*Component{},
-		model: datamodel.New(), nodes: map[string]*Node{}, idx: newBindIndex(), theme: map[string]any{}}
+	return &Surface{
+		p: p, id: id, version: v, agent: agent, rootID: "root", comps: map[string]*Component{},
+		model: datamodel.New(), nodes: map[string]*Node{}, idx: newBindIndex(), theme: map[string]any{},
+	}
 }
 
 // ID returns the surface id.

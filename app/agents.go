@@ -54,9 +54,11 @@ type agentState struct {
 }
 
 func (a *agentState) view() Agent {
-	return Agent{ID: a.rec.ID, URL: a.rec.URL, CardURL: a.rec.CardURL, Name: a.rec.Name, Card: a.card,
+	return Agent{
+		ID: a.rec.ID, URL: a.rec.URL, CardURL: a.rec.CardURL, Name: a.rec.Name, Card: a.card,
 		Interface: a.iface, AIM: a.card != nil && a.card.IsAIM(), Status: a.status, Error: a.err,
-		Demo: a.rec.ID == DemoAgentID, AllowPlainHTTP: a.rec.AllowPlainHTTP}
+		Demo: a.rec.ID == DemoAgentID, AllowPlainHTTP: a.rec.AllowPlainHTTP,
+	}
 }
 
 func (c *Core) agentListLocked() []Agent {
@@ -189,8 +191,10 @@ func (c *Core) AddAgent(ctx context.Context, u string, allowPlainHTTP bool) (Age
 		return Agent{}, err
 	}
 	now := c.now()
-	rec := store.Agent{ID: uuid.NewString(), URL: norm, CardURL: rc.URL, Card: rc.Raw, Name: rc.Card.Name,
-		AllowPlainHTTP: allowPlainHTTP, AddedAt: now, UpdatedAt: now}
+	rec := store.Agent{
+		ID: uuid.NewString(), URL: norm, CardURL: rc.URL, Card: rc.Raw, Name: rc.Card.Name,
+		AllowPlainHTTP: allowPlainHTTP, AddedAt: now, UpdatedAt: now,
+	}
 	c.mu.Lock()
 	rec.Position = len(c.order)
 	c.mu.Unlock()
@@ -227,8 +231,10 @@ func (c *Core) setCard(a *agentState, card *a2a.AgentCard, iface a2a.AgentInterf
 
 // newClient returns a protocol client for an agent's interface.
 func (c *Core) newClient(agentID string, card *a2a.AgentCard, iface a2a.AgentInterface, idle time.Duration) *a2a.Client {
-	return &a2a.Client{Interface: iface, HTTPClient: c.agentHTTPClient(agentID), AIM: card != nil && card.IsAIM(), IdleTimeout: idle,
-		Observer: c.observer(agentID)}
+	return &a2a.Client{
+		Interface: iface, HTTPClient: c.agentHTTPClient(agentID), AIM: card != nil && card.IsAIM(), IdleTimeout: idle,
+		Observer: c.observer(agentID),
+	}
 }
 
 // connect (re)reads an agent's card; on failure the stored card keeps the

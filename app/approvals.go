@@ -302,9 +302,11 @@ func (c *Core) decide(ctx context.Context, id string, decision aim.Decision, suf
 	c.mu.Unlock()
 	c.publishApprovals()
 
-	entry := store.AuditEntry{Time: c.now(), AgentID: snapshot.AgentID, AgentName: snapshot.AgentName, TaskID: snapshot.TaskID,
+	entry := store.AuditEntry{
+		Time: c.now(), AgentID: snapshot.AgentID, AgentName: snapshot.AgentName, TaskID: snapshot.TaskID,
 		RequirementID: snapshot.Requirement.RequirementID, Version: snapshot.Requirement.Version,
-		Digest: snapshot.Requirement.ActionDigest, Decision: string(decision), Outcome: "sending", Detail: snapshot.Requirement.Title + suffix}
+		Digest: snapshot.Requirement.ActionDigest, Decision: string(decision), Outcome: "sending", Detail: snapshot.Requirement.Title + suffix,
+	}
 	if err := c.st.AppendAudit(ctx, &entry); err != nil {
 		c.setApproval(id, ApprovalPending, "")
 		return fmt.Errorf("app: audit log: %w", err)
@@ -348,9 +350,11 @@ func (c *Core) sendDecision(ctx context.Context, ap *Approval, decision aim.Deci
 			c.mu.Unlock()
 		}
 	}
-	req := &a2a.ContinueTaskRequest{ID: ap.TaskID, RequirementID: ap.Requirement.RequirementID,
+	req := &a2a.ContinueTaskRequest{
+		ID: ap.TaskID, RequirementID: ap.Requirement.RequirementID,
 		ExpectedVersion: ap.Requirement.Version, ActionDigest: ap.Requirement.ActionDigest,
-		Message: a2a.Message{MessageID: uuid.NewString(), Role: a2a.RoleUser, TaskID: ap.TaskID, ContextID: contextID, Parts: []a2a.Part{part}}}
+		Message: a2a.Message{MessageID: uuid.NewString(), Role: a2a.RoleUser, TaskID: ap.TaskID, ContextID: contextID, Parts: []a2a.Part{part}},
+	}
 	resp, err := client.ContinueTask(ctx, req)
 	var rpc *a2a.RPCError
 	switch {

@@ -97,8 +97,10 @@ func (c *Core) Traffic(after int64, f TrafficFilter) []TrafficEntry { return c.c
 // they travel in headers, which are not recorded.
 func (c *Core) observer(agentID string) func(a2a.Traffic) {
 	return func(t a2a.Traffic) {
-		e := TrafficEntry{Time: t.Time, AgentID: agentID, Direction: t.Direction, Kind: t.Kind, Method: t.Method,
-			RequestID: t.RequestID, URL: t.URL, Body: string(t.Body)}
+		e := TrafficEntry{
+			Time: t.Time, AgentID: agentID, Direction: t.Direction, Kind: t.Kind, Method: t.Method,
+			RequestID: t.RequestID, URL: t.URL, Body: string(t.Body),
+		}
 		if t.Err != nil {
 			e.Error = t.Err.Error()
 		}

@@ -475,8 +475,10 @@ func (c *Core) AppendTranscript(ctx context.Context, convID string, role a2a.Rol
 	if _, err := c.conv(ctx, convID); err != nil {
 		return Message{}, err
 	}
-	m := Message{ID: uuid.NewString(), ConversationID: convID, Role: role, Parts: []a2a.Part{a2a.TextPart(text)},
-		State: MessageDone, CreatedAt: c.now()}
+	m := Message{
+		ID: uuid.NewString(), ConversationID: convID, Role: role, Parts: []a2a.Part{a2a.TextPart(text)},
+		State: MessageDone, CreatedAt: c.now(),
+	}
 	rec := messageToStore(m)
 	if err := c.st.AppendMessage(ctx, &rec); err != nil {
 		return Message{}, fmt.Errorf("app: save transcript: %w", err)

@@ -93,11 +93,13 @@ func New(ctx context.Context, cfg Config) (*Core, error) {
 		hc = &http.Client{}
 	}
 	bg, cancel := context.WithCancel(context.Background())
-	c := &Core{cfg: cfg, st: cfg.Store, hc: hc, resolver: &a2a.CardResolver{HTTPClient: trust.GuardClient(hc, trust.Limits{})},
+	c := &Core{
+		cfg: cfg, st: cfg.Store, hc: hc, resolver: &a2a.CardResolver{HTTPClient: trust.GuardClient(hc, trust.Limits{})},
 		auth: newSigninState(),
 		coal: coalescer{every: 16 * time.Millisecond}, console: newConsole(cfg.ConsoleSize),
 		ctx: bg, cancel: cancel, agents: map[string]*agentState{}, convs: map[string]*convState{},
-		streams: map[string]context.CancelFunc{}, replies: map[string]*reply{}, byTask: map[string]*reply{}, approvals: map[string]*Approval{}, settings: DefaultSettings()}
+		streams: map[string]context.CancelFunc{}, replies: map[string]*reply{}, byTask: map[string]*reply{}, approvals: map[string]*Approval{}, settings: DefaultSettings(),
+	}
 	if err := c.loadSettings(ctx); err != nil {
 		cancel()
 		return nil, err

@@ -82,11 +82,10 @@ type bus struct {
 }
 
 type subscriber struct {
-	mu     sync.Mutex
-	queue  []Event
-	wake   chan struct{}
-	out    chan Event
-	closed bool
+	mu    sync.Mutex
+	queue []Event
+	wake  chan struct{}
+	out   chan Event
 }
 
 func (b *bus) subscribe(initial Event) (<-chan Event, func()) {

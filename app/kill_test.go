@@ -30,8 +30,10 @@ func TestKilledMidStreamCatchesUp(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0",
-		Handler: devagent.HandlerConfig{Hooks: devagent.Hooks{StepDelay: 60 * time.Millisecond}}})
+	srv, err := devagent.Start(ctx, devagent.Config{
+		Addr:    "127.0.0.1:0",
+		Handler: devagent.HandlerConfig{Hooks: devagent.Hooks{StepDelay: 60 * time.Millisecond}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,8 +50,10 @@ func (m *Message) Text() string {
 }
 
 func messageFromStore(r store.Message) Message {
-	m := Message{ID: r.ID, ConversationID: r.ConversationID, Seq: r.Seq, Role: a2a.Role(r.Role),
-		State: MessageState(r.State), TaskID: r.TaskID, Error: r.Error, CreatedAt: r.CreatedAt}
+	m := Message{
+		ID: r.ID, ConversationID: r.ConversationID, Seq: r.Seq, Role: a2a.Role(r.Role),
+		State: MessageState(r.State), TaskID: r.TaskID, Error: r.Error, CreatedAt: r.CreatedAt,
+	}
 	if len(r.Parts) > 0 {
 		_ = json.Unmarshal(r.Parts, &m.Parts) // parts we stored ourselves; a damaged row shows empty
 	}
@@ -60,8 +62,10 @@ func messageFromStore(r store.Message) Message {
 
 func messageToStore(m Message) store.Message {
 	parts, _ := json.Marshal(m.Parts)
-	return store.Message{ID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq, Role: string(m.Role), Parts: parts,
-		State: string(m.State), TaskID: m.TaskID, Error: m.Error, CreatedAt: m.CreatedAt, UpdatedAt: time.Now()}
+	return store.Message{
+		ID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq, Role: string(m.Role), Parts: parts,
+		State: string(m.State), TaskID: m.TaskID, Error: m.Error, CreatedAt: m.CreatedAt, UpdatedAt: time.Now(),
+	}
 }
 
 // reply assembles an agent's answer from stream events: artifacts (whose

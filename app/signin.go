@@ -171,8 +171,10 @@ func (c *Core) AnswerPermission(agentID string, allow bool) error {
 // newSigninState returns an empty sign-in state; the secret store opens
 // on first use.
 func newSigninState() *signinState {
-	return &signinState{device: map[string]auth.DeviceCode{}, permission: map[string]auth.PermissionRequest{},
-		changes: map[string]*auth.EndpointChangedError{}, trust: map[string]trust.Result{}, refused: map[string]bool{}, answers: map[string]chan bool{}}
+	return &signinState{
+		device: map[string]auth.DeviceCode{}, permission: map[string]auth.PermissionRequest{},
+		changes: map[string]*auth.EndpointChangedError{}, trust: map[string]trust.Result{}, refused: map[string]bool{}, answers: map[string]chan bool{},
+	}
 }
 
 // openSecrets opens the secret store: Config.Secrets when set, else the OS

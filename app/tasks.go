@@ -259,8 +259,10 @@ func (noRemoteLoader) Load(url string) (any, error) {
 // answer stores the user's answer in the conversation and sends it:
 // ContinueTask for AIM requirements, a message with the task id otherwise.
 func (c *Core) answer(ctx context.Context, convID, agentID, taskID string, p *Pending, parts []a2a.Part) error {
-	m := Message{ID: uuid.NewString(), ConversationID: convID, Role: a2a.RoleUser, Parts: parts,
-		State: MessageSending, CreatedAt: c.now(), TaskID: taskID}
+	m := Message{
+		ID: uuid.NewString(), ConversationID: convID, Role: a2a.RoleUser, Parts: parts,
+		State: MessageSending, CreatedAt: c.now(), TaskID: taskID,
+	}
 	rec := messageToStore(m)
 	if err := c.st.AppendMessage(ctx, &rec); err != nil {
 		return fmt.Errorf("app: save message: %w", err)
@@ -304,8 +306,10 @@ func (c *Core) continueTask(ctx context.Context, agentID string, m Message, task
 		c.failUser(ctx, m, errors.New("the agent's request carries no action digest, so it cannot be answered"))
 		return
 	}
-	req := &a2a.ContinueTaskRequest{ID: taskID, RequirementID: r.RequirementID, ExpectedVersion: r.Version, ActionDigest: r.ActionDigest,
-		Message: a2a.Message{MessageID: m.ID, Role: a2a.RoleUser, TaskID: taskID, ContextID: contextID, Parts: m.Parts}}
+	req := &a2a.ContinueTaskRequest{
+		ID: taskID, RequirementID: r.RequirementID, ExpectedVersion: r.Version, ActionDigest: r.ActionDigest,
+		Message: a2a.Message{MessageID: m.ID, Role: a2a.RoleUser, TaskID: taskID, ContextID: contextID, Parts: m.Parts},
+	}
 	resp, err := client.ContinueTask(ctx, req)
 	if err != nil {
 		c.failUser(ctx, m, err)

@@ -266,8 +266,10 @@ func (h *a2uiHost) replaceSurfaces(msgID string, part a2ui.Part) {
 		if hs == nil || !live || hs.msgID == msgID || s.Version() == a2ui.V08 {
 			continue
 		}
-		h.p.ProcessValue(s.AgentID(), map[string]any{"version": string(s.Version()),
-			"deleteSurface": map[string]any{"surfaceId": msg.SurfaceID}})
+		h.p.ProcessValue(s.AgentID(), map[string]any{
+			"version":       string(s.Version()),
+			"deleteSurface": map[string]any{"surfaceId": msg.SurfaceID},
+		})
 	}
 }
 

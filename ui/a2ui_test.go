@@ -416,7 +416,8 @@ func TestA2UIMetadataReachesAgent(t *testing.T) {
 				got <- params
 			}
 			return nil
-		}}}})
+		},
+	}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,8 +132,10 @@ type approvalsUI struct {
 // newApprovalsUI builds the approvals controller. n may be nil; when set,
 // its tray item opens the approvals and shows the pending count.
 func newApprovalsUI(env *uiEnv, n *notifier) *approvalsUI {
-	a := &approvalsUI{env: env, now: time.Now, armDelay: approvalArmDelay, autoOpen: true,
-		shown: map[string]bool{}, notify: n}
+	a := &approvalsUI{
+		env: env, now: time.Now, armDelay: approvalArmDelay, autoOpen: true,
+		shown: map[string]bool{}, notify: n,
+	}
 	a.toolbarBtn = widget.NewButtonWithIcon("Approvals (0)", theme.ConfirmIcon(), a.ShowPendingOrInbox)
 	a.toolbarBtn.Importance = widget.LowImportance
 	a.menuItem = fyne.NewMenuItem("Approvals (0)…", a.ShowInbox)

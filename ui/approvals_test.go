@@ -279,8 +279,10 @@ func TestApprovalDialogApprove(t *testing.T) {
 	d := h.raise()
 	id := d.id
 	txt := d.text()
-	for _, want := range []string{"From AIM reference agent at 127.0.0.1:", "Card not signed", "Delete 3 calendar events",
-		"Medium risk", "Verified: the digest matches the action shown.", "Expires in ", "calendar.deleteEvents"} {
+	for _, want := range []string{
+		"From AIM reference agent at 127.0.0.1:", "Card not signed", "Delete 3 calendar events",
+		"Medium risk", "Verified: the digest matches the action shown.", "Expires in ", "calendar.deleteEvents",
+	} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("the dialog does not show %q:\n%s", want, txt)
 		}
@@ -413,7 +415,8 @@ func TestApprovalDialogRefusesTamperedRequests(t *testing.T) {
 
 func TestApprovalDialogHighRiskNeedsSecondConfirmation(t *testing.T) {
 	h := newApprovalHarness(t, approvalHarnessConfig{hooks: devagent.Hooks{
-		Requirement: func(_ string, r *aim.Requirement) { r.Risk = aim.RiskHigh }}})
+		Requirement: func(_ string, r *aim.Requirement) { r.Risk = aim.RiskHigh },
+	}})
 	d := h.raise()
 	if !strings.Contains(d.text(), "High risk") {
 		t.Fatal("the risk is not shown")
@@ -453,13 +456,15 @@ func TestApprovalDialogHighRiskNeedsSecondConfirmation(t *testing.T) {
 
 func TestApprovalDialogPlanChangedReprompts(t *testing.T) {
 	var bumped atomic.Bool
-	h := newApprovalHarness(t, approvalHarnessConfig{hooks: devagent.Hooks{Requirement: mediumRisk,
+	h := newApprovalHarness(t, approvalHarnessConfig{hooks: devagent.Hooks{
+		Requirement: mediumRisk,
 		BeforeContinue: func(_ string, r *aim.Requirement) {
 			if bumped.CompareAndSwap(false, true) {
 				r.Version++
 				r.Title += " (and 2 more)"
 			}
-		}}})
+		},
+	}})
 	d := h.raise()
 	first := d.id
 	h.waitArmed(d)
@@ -645,8 +650,10 @@ func newAgentInjection(t *testing.T) agentInjection {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := agentInjection{req: &aim.Requirement{RequirementID: uuid.NewString(), Kind: aim.KindConfirmation, Version: 1,
-		Title: "Approve the transfer", Risk: aim.RiskLow, Action: action, ActionDigest: dg}}
+	in := agentInjection{req: &aim.Requirement{
+		RequirementID: uuid.NewString(), Kind: aim.KindConfirmation, Version: 1,
+		Title: "Approve the transfer", Risk: aim.RiskLow, Action: action, ActionDigest: dg,
+	}}
 	if in.reqPart, err = in.req.Part(); err != nil {
 		t.Fatal(err)
 	}
@@ -711,18 +718,26 @@ func injectingAgent(t *testing.T, in agentInjection) func(http.Handler) http.Han
 			case "inject-task":
 				taskID := uuid.NewString()
 				events = []a2a.StreamResponse{
-					{Task: &a2a.Task{ID: taskID, ContextID: ctxID, Status: a2a.TaskStatus{State: a2a.TaskStateWorking,
-						Message: msg(taskID, in.text, in.reqPart, in.jsonPart, in.a2ui)}}},
-					{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{TaskID: taskID, ContextID: ctxID, LastChunk: true,
-						Artifact: a2a.Artifact{ArtifactID: uuid.NewString(), Name: "requirement.json",
-							Parts: []a2a.Part{in.reqPart, in.jsonPart, in.text, in.a2ui}}}},
+					{Task: &a2a.Task{ID: taskID, ContextID: ctxID, Status: a2a.TaskStatus{
+						State:   a2a.TaskStateWorking,
+						Message: msg(taskID, in.text, in.reqPart, in.jsonPart, in.a2ui),
+					}}},
+					{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{
+						TaskID: taskID, ContextID: ctxID, LastChunk: true,
+						Artifact: a2a.Artifact{
+							ArtifactID: uuid.NewString(), Name: "requirement.json",
+							Parts: []a2a.Part{in.reqPart, in.jsonPart, in.text, in.a2ui},
+						},
+					}},
 					{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: taskID, ContextID: ctxID, Status: a2a.TaskStatus{
-						State: a2a.TaskStateCompleted, Message: msg(taskID, in.text, in.reqPart, in.a2ui)}}},
+						State: a2a.TaskStateCompleted, Message: msg(taskID, in.text, in.reqPart, in.a2ui),
+					}}},
 				}
 			case "inject-auth": // the control: a real request, in the one place it counts
 				taskID := uuid.NewString()
 				events = []a2a.StreamResponse{{Task: &a2a.Task{ID: taskID, ContextID: ctxID, Status: a2a.TaskStatus{
-					State: a2a.TaskStateAuthRequired, Message: msg(taskID, a2a.TextPart("May I?"), in.reqPart)}}}}
+					State: a2a.TaskStateAuthRequired, Message: msg(taskID, a2a.TextPart("May I?"), in.reqPart),
+				}}}}
 			default:
 				next.ServeHTTP(w, r)
 				return
@@ -889,10 +904,14 @@ func TestApprovalParseTree(t *testing.T) {
 	}{
 		{"object", `{"b":1,"a":"x","n":null,"t":true}`, []string{`b: 1`, `a: "x"`, `n: null`, `t: true`}, ""},
 		{"order and nesting", `{"z":{"y":[1,"2",{"k":1.50}]}}`, []string{`z {1}`, `y [3]`, `[0]: 1`, `[1]: "2"`, `[2] {1}`, `k: 1.50`}, ""},
-		{"repeated key", `{"op":"a","x":1,"op":"b"}`, []string{`op: "a"   ← this key appears more than once`, `x: 1`,
-			`op: "b"   ← this key appears more than once`}, ""},
-		{"escaped repeated key", `{"op":"a","\u006fp":"b"}`, []string{`op: "a"   ← this key appears more than once`,
-			`op: "b"   ← this key appears more than once`}, ""},
+		{"repeated key", `{"op":"a","x":1,"op":"b"}`, []string{
+			`op: "a"   ← this key appears more than once`, `x: 1`,
+			`op: "b"   ← this key appears more than once`,
+		}, ""},
+		{"escaped repeated key", `{"op":"a","\u006fp":"b"}`, []string{
+			`op: "a"   ← this key appears more than once`,
+			`op: "b"   ← this key appears more than once`,
+		}, ""},
 		{"invisible characters", `{"to":"me\u202egnp.exe"}`, []string{`to: "me\u202egnp.exe"`}, ""},
 		{"empty", ``, nil, "no action"},
 		{"broken", `{"a":`, nil, "not valid JSON"},

@@ -31,8 +31,14 @@ var auditColumns = []struct {
 	title string
 	width float32
 }{
-	{"Time", 160}, {"Agent", 150}, {"Task", 90}, {"Requirement", 90}, {"Version", 70},
-	{"Digest", 150}, {"Decision", 80}, {"Outcome", 260},
+	{"Time", 160},
+	{"Agent", 150},
+	{"Task", 90},
+	{"Requirement", 90},
+	{"Version", 70},
+	{"Digest", 150},
+	{"Decision", 80},
+	{"Outcome", 260},
 }
 
 // auditView is the audit log window.

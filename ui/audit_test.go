@@ -30,10 +30,14 @@ func TestAuditLogListsSearchesAndExports(t *testing.T) {
 		row  int
 		want []string // the cells, column by column
 	}{
-		{0, []string{"", "AIM reference agent", approvalShort(apR.TaskID), approvalShort(apR.Requirement.RequirementID), "1",
-			auditShortDigest(apR.Requirement.ActionDigest), "reject", "task canceled"}},
-		{1, []string{"", "AIM reference agent", approvalShort(apA.TaskID), approvalShort(apA.Requirement.RequirementID), "1",
-			auditShortDigest(apA.Requirement.ActionDigest), "approve", "task completed"}},
+		{0, []string{
+			"", "AIM reference agent", approvalShort(apR.TaskID), approvalShort(apR.Requirement.RequirementID), "1",
+			auditShortDigest(apR.Requirement.ActionDigest), "reject", "task canceled",
+		}},
+		{1, []string{
+			"", "AIM reference agent", approvalShort(apA.TaskID), approvalShort(apA.Requirement.RequirementID), "1",
+			auditShortDigest(apA.Requirement.ActionDigest), "approve", "task completed",
+		}},
 	} {
 		for col, want := range tt.want {
 			if got := auditCell(&v.entries[tt.row], col); !strings.Contains(strings.ToLower(got), strings.ToLower(want)) {

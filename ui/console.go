@@ -425,8 +425,10 @@ type consoleLine struct {
 }
 
 func consoleJSONLine(e *app.TrafficEntry, agentName string) []byte {
-	l := consoleLine{Seq: e.Seq, Time: e.Time, Agent: agentName, AgentID: e.AgentID, Direction: e.Direction, Kind: e.Kind,
-		Method: e.Method, RequestID: e.RequestID, URL: e.URL, Error: e.Error}
+	l := consoleLine{
+		Seq: e.Seq, Time: e.Time, Agent: agentName, AgentID: e.AgentID, Direction: e.Direction, Kind: e.Kind,
+		Method: e.Method, RequestID: e.RequestID, URL: e.URL, Error: e.Error,
+	}
 	var buf bytes.Buffer
 	if e.Body != "" && json.Valid([]byte(e.Body)) && json.Compact(&buf, []byte(e.Body)) == nil {
 		l.Body = buf.Bytes()

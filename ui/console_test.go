@@ -214,10 +214,14 @@ func TestConsoleRowGolden(t *testing.T) {
 	p.names["agent-1"] = "Reference agent"
 	at := time.Date(2025, 3, 14, 9, 26, 53, 589_000_000, time.UTC)
 	p.entries = []app.TrafficEntry{
-		{Seq: 7, Time: at, AgentID: "agent-1", Direction: a2a.Outgoing, Kind: "request", Method: "GetTask", RequestID: "3",
-			Body: "{\"jsonrpc\":\"2.0\",\n \"id\":\"3\",\"method\":\"GetTask\",\"params\":{\"id\":\"3f2a9c1e\"}}"},
-		{Seq: 8, Time: at, AgentID: "agent-1", Direction: a2a.Incoming, Kind: "error", Method: "GetTask", RequestID: "3",
-			Error: "a2a: GetTask: connection refused"},
+		{
+			Seq: 7, Time: at, AgentID: "agent-1", Direction: a2a.Outgoing, Kind: "request", Method: "GetTask", RequestID: "3",
+			Body: "{\"jsonrpc\":\"2.0\",\n \"id\":\"3\",\"method\":\"GetTask\",\"params\":{\"id\":\"3f2a9c1e\"}}",
+		},
+		{
+			Seq: 8, Time: at, AgentID: "agent-1", Direction: a2a.Incoming, Kind: "error", Method: "GetTask", RequestID: "3",
+			Error: "a2a: GetTask: connection refused",
+		},
 	}
 	for i, name := range []string{"console_row.xml", "console_row_error.xml"} {
 		row := p.newRow()

@@ -60,11 +60,15 @@ type inputProp struct {
 
 // Keywords the form can stand for; anything else means the plain text answer.
 var (
-	inputTopKeywords = map[string]bool{"$schema": true, "$id": true, "type": true, "title": true,
-		"description": true, "properties": true, "required": true, "additionalProperties": true}
-	inputPropKeywords = map[string]bool{"type": true, "title": true, "description": true, "format": true,
+	inputTopKeywords = map[string]bool{
+		"$schema": true, "$id": true, "type": true, "title": true,
+		"description": true, "properties": true, "required": true, "additionalProperties": true,
+	}
+	inputPropKeywords = map[string]bool{
+		"type": true, "title": true, "description": true, "format": true,
 		"enum": true, "minLength": true, "maxLength": true, "pattern": true, "minimum": true, "maximum": true,
-		"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true, "examples": true, "default": true}
+		"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true, "examples": true, "default": true,
+	}
 )
 
 // newInputForm builds the form for schema, or returns nil when the schema is

@@ -48,8 +48,10 @@ var tasksTimeZone *time.Location
 
 // tasksStateChoices are the state filter's choices, in the order a task
 // moves through them; the first means "no filter".
-var tasksStateChoices = []a2a.TaskState{"", a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateInputRequired,
-	a2a.TaskStateAuthRequired, a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled, a2a.TaskStateRejected}
+var tasksStateChoices = []a2a.TaskState{
+	"", a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateInputRequired,
+	a2a.TaskStateAuthRequired, a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled, a2a.TaskStateRejected,
+}
 
 const tasksAllStates = "All states"
 
@@ -528,11 +530,6 @@ func (p *tasksPanel) showCount() {
 	} else {
 		p.moreBtn.Hide()
 	}
-}
-
-// tasksRow is a list row: short id, coloured state word, time.
-type tasksRow struct {
-	id, state, at *widget.Label
 }
 
 func (p *tasksPanel) newRow() fyne.CanvasObject {

@@ -81,9 +81,11 @@ func newOpsHarness(t *testing.T, cfg opsHarnessConfig) *opsHarness {
 		}
 		h.agentID = a.ID
 	}
-	h.env = &uiEnv{ctx: ctx, app: h.app, win: h.win, core: h.core, do: h.post,
+	h.env = &uiEnv{
+		ctx: ctx, app: h.app, win: h.win, core: h.core, do: h.post,
 		openConversation: func(string, string) {}, selectAgent: func(string) {}, showTask: func(string, string) {},
-		showError: func(err error) { t.Errorf("showError: %v", err) }}
+		showError: func(err error) { t.Errorf("showError: %v", err) },
+	}
 	h.subscribe()
 	t.Cleanup(func() {
 		h.closeCore()
@@ -600,16 +602,22 @@ func opsGoldenTask() a2a.Task {
 	}
 	return a2a.Task{
 		ID: "3f2a9c1e-7b4d-4e8a-9c0f-1a2b3c4d5e6f", ContextID: "ctx-42",
-		Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: at(40),
-			Message: &a2a.Message{Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("Step 3 of 5: reading the files")}}},
+		Status: a2a.TaskStatus{
+			State: a2a.TaskStateWorking, Timestamp: at(40),
+			Message: &a2a.Message{Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("Step 3 of 5: reading the files")}},
+		},
 		History: []a2a.Message{
 			{Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("Summarize the quarterly report")}},
 			{Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("On it."), {Kind: a2a.PartData, Data: []byte(`{"step": 1}`)}}},
 		},
-		Artifacts: []a2a.Artifact{{ArtifactID: "a1", Name: "Summary", Description: "The first draft",
-			Parts: []a2a.Part{a2a.TextPart("Revenue grew 4%."),
+		Artifacts: []a2a.Artifact{{
+			ArtifactID: "a1", Name: "Summary", Description: "The first draft",
+			Parts: []a2a.Part{
+				a2a.TextPart("Revenue grew 4%."),
 				a2a.FilePart("summary.pdf", "application/pdf", make([]byte, 2048)),
-				{Kind: a2a.PartURL, URL: "https://files.example.com/full.csv", Filename: "full.csv"}}}},
+				{Kind: a2a.PartURL, URL: "https://files.example.com/full.csv", Filename: "full.csv"},
+			},
+		}},
 	}
 }
 

@@ -71,8 +71,10 @@ func TestSlots(t *testing.T) {
 func TestFromJSONFilters(t *testing.T) {
 	raw := map[string]any{
 		"catalogId": "x",
-		"$defs": map[string]any{"anyComponent": map[string]any{"oneOf": []any{map[string]any{"$ref": "#/components/A"}}},
-			"T": map[string]any{"type": "string"}},
+		"$defs": map[string]any{
+			"anyComponent": map[string]any{"oneOf": []any{map[string]any{"$ref": "#/components/A"}}},
+			"T":            map[string]any{"type": "string"},
+		},
 		"components": map[string]any{"A": map[string]any{"properties": map[string]any{"p": map[string]any{"$ref": "#/$defs/T"}}}, "B": map[string]any{}},
 	}
 	c, err := FromJSON(raw, "", "")

@@ -97,9 +97,18 @@ func TestPlural(t *testing.T) {
 		n    float64
 		want Category
 	}{
-		{"en", 1, One}, {"en", 0, Other}, {"en", 2, Other}, {"en", 1.5, Other},
-		{"fr", 0, One}, {"fr", 1.5, One}, {"ru", 21, One}, {"ru", 3, Few}, {"ru", 11, Many},
-		{"pl", 22, Few}, {"ar", 2, Two}, {"ar", 0, Zero},
+		{"en", 1, One},
+		{"en", 0, Other},
+		{"en", 2, Other},
+		{"en", 1.5, Other},
+		{"fr", 0, One},
+		{"fr", 1.5, One},
+		{"ru", 21, One},
+		{"ru", 3, Few},
+		{"ru", 11, Many},
+		{"pl", 22, Few},
+		{"ar", 2, Two},
+		{"ar", 0, Zero},
 	}
 	for _, tc := range tests {
 		t.Run(tc.tag, func(t *testing.T) {

@@ -19,8 +19,10 @@ type Locale struct {
 	plural        func(n float64, v int) Category
 }
 
-var enMonths = [12]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
-var enDays = [7]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+var (
+	enMonths = [12]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+	enDays   = [7]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+)
 
 // LookupLocale returns the locale for a BCP 47 tag ("en", "en-US", "de-DE",
 // "fr", …), falling back to en-US.
@@ -32,11 +34,15 @@ func LookupLocale(tag string) Locale {
 	l := Locale{Tag: "en-US", Decimal: ".", Group: ",", Months: enMonths, Weekdays: enDays, AM: "AM", PM: "PM", plural: pluralEnglish}
 	switch base {
 	case "de":
-		l = Locale{Tag: tag, Decimal: ",", Group: ".", Months: [12]string{"Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"},
-			Weekdays: [7]string{"Sonntag", "Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag"}, AM: "AM", PM: "PM", CurrencyAfter: true, plural: pluralEnglish}
+		l = Locale{
+			Tag: tag, Decimal: ",", Group: ".", Months: [12]string{"Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"},
+			Weekdays: [7]string{"Sonntag", "Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag"}, AM: "AM", PM: "PM", CurrencyAfter: true, plural: pluralEnglish,
+		}
 	case "fr":
-		l = Locale{Tag: tag, Decimal: ",", Group: "\u202f", Months: [12]string{"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"},
-			Weekdays: [7]string{"dimanche", "lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi"}, AM: "AM", PM: "PM", CurrencyAfter: true, plural: pluralFrench}
+		l = Locale{
+			Tag: tag, Decimal: ",", Group: "\u202f", Months: [12]string{"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"},
+			Weekdays: [7]string{"dimanche", "lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi"}, AM: "AM", PM: "PM", CurrencyAfter: true, plural: pluralFrench,
+		}
 	case "ru":
 		l = Locale{Tag: tag, Decimal: ",", Group: "\u00a0", Months: enMonths, Weekdays: enDays, AM: "AM", PM: "PM", CurrencyAfter: true, plural: pluralRussian}
 	case "pl":

@@ -9,6 +9,7 @@ var (
 	// ErrBadArgs: a required argument is missing or has the wrong type.
 	ErrBadArgs = errors.New("functions: invalid arguments")
 	// ErrIndexOutsideTemplate: @index evaluated outside a template scope.
+	//lint:ignore ST1005 the conformance suites expect these exact words.
 	ErrIndexOutsideTemplate = errors.New("@index function can only be evaluated inside a collection template iteration scope.")
 	// ErrUserActivation: a function that needs a user's click (openUrl)
 	// ran without one.

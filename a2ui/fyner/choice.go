@@ -144,7 +144,8 @@ func newChoiceView(e *element, spec choiceSpec, write func([]string)) *choiceVie
 			}
 			write([]string{byLabel[l]})
 		}
-		return &choiceView{obj: rg, main: rg,
+		return &choiceView{
+			obj: rg, main: rg,
 			set: func(sel map[string]bool) {
 				cur := ""
 				for _, o := range spec.options {
@@ -157,7 +158,8 @@ func newChoiceView(e *element, spec choiceSpec, write func([]string)) *choiceVie
 					rg.SetSelected(cur)
 				}
 			},
-			filter: func(text string) { rg.Options = filterLabels(labels, text); rg.Refresh() }}
+			filter: func(text string) { rg.Options = filterLabels(labels, text); rg.Refresh() },
+		}
 	}
 	cg := widget.NewCheckGroup(labels, nil)
 	cg.OnChanged = func(ls []string) {
@@ -176,7 +178,8 @@ func newChoiceView(e *element, spec choiceSpec, write func([]string)) *choiceVie
 		}
 		write(vals)
 	}
-	return &choiceView{obj: cg, main: cg,
+	return &choiceView{
+		obj: cg, main: cg,
 		set: func(sel map[string]bool) {
 			var ls []string
 			for _, o := range spec.options {
@@ -188,7 +191,8 @@ func newChoiceView(e *element, spec choiceSpec, write func([]string)) *choiceVie
 				cg.SetSelected(ls)
 			}
 		},
-		filter: func(text string) { cg.Options = filterLabels(labels, text); cg.Refresh() }}
+		filter: func(text string) { cg.Options = filterLabels(labels, text); cg.Refresh() },
+	}
 }
 
 // newChips draws options as toggle buttons that wrap into lines.
@@ -231,7 +235,8 @@ func newChips(e *element, spec choiceSpec, write func([]string)) *choiceView {
 		box.Objects = append(box.Objects, b)
 	}
 	group := &chipGroup{buttons: buttons}
-	return &choiceView{obj: box, main: group,
+	return &choiceView{
+		obj: box, main: group,
 		set: func(sel map[string]bool) {
 			clear(selected)
 			for k, on := range sel {
@@ -245,7 +250,8 @@ func newChips(e *element, spec choiceSpec, write func([]string)) *choiceView {
 				buttons[i].Hidden = t != "" && !strings.Contains(strings.ToLower(o.label), t)
 			}
 			box.Refresh()
-		}}
+		},
+	}
 }
 
 // chipGroup enables and disables a set of chips together.

@@ -89,12 +89,6 @@ func (e *element) num(canonical string) (float64, bool) {
 // flag evaluates a property as a boolean.
 func (e *element) flag(canonical string, def bool) bool { return e.n.Bool(e.name(canonical), def) }
 
-// has reports whether the node sets a property.
-func (e *element) has(canonical string) bool {
-	_, ok := e.n.Prop(e.name(canonical))
-	return ok
-}
-
 // checkMessage shows the first failing check of e's node under its
 // widget once the user edited it (always when always is set).
 func (e *element) checkMessage(always bool, extra string) {

@@ -50,12 +50,6 @@ type Stats struct {
 	Rebuilt int
 }
 
-func (s *Stats) add(o Stats) {
-	s.Built += o.Built
-	s.Refreshed += o.Refreshed
-	s.Rebuilt += o.Rebuilt
-}
-
 // Renderer draws the surfaces of one processor. Create it with New.
 type Renderer struct {
 	p         *a2ui.Processor

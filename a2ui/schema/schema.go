@@ -88,8 +88,10 @@ func idDir(v catalog.Version) string {
 // New returns a validator for version with catalogDoc as "catalog.json"
 // (nil: the version's basic catalog).
 func New(v catalog.Version, catalogDoc map[string]any) (*Validator, error) {
-	val := &Validator{version: v, base: "https://a2ui.org/specification/" + idDir(v) + "/", docs: map[string]any{},
-		compiled: map[string]*jsonschema.Schema{}, fragment: map[string]*jsonschema.Schema{}}
+	val := &Validator{
+		version: v, base: "https://a2ui.org/specification/" + idDir(v) + "/", docs: map[string]any{},
+		compiled: map[string]*jsonschema.Schema{}, fragment: map[string]*jsonschema.Schema{},
+	}
 	dir := "a2ui/" + dirOf(v)
 	entries, err := fs.ReadDir(assets.A2UI, dir)
 	if err != nil {

@@ -115,8 +115,10 @@ func newAimdeskRun(version string) func(testing.TB, string, bool) func(context.C
 			Interface:  a2a.AgentInterface{URL: url, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: version},
 			HTTPClient: benchHTTPClient(),
 		}
-		req := &a2a.SendMessageRequest{Message: a2a.Message{MessageID: "bench-msg", Role: a2a.RoleUser,
-			Parts: []a2a.Part{a2a.TextPart(benchPrompt)}}}
+		req := &a2a.SendMessageRequest{Message: a2a.Message{
+			MessageID: "bench-msg", Role: a2a.RoleUser,
+			Parts: []a2a.Part{a2a.TextPart(benchPrompt)},
+		}}
 		return func(ctx context.Context) (benchResult, error) {
 			var r benchResult
 			for ev, err := range c.SendStreamingMessage(ctx, req) {
@@ -417,7 +419,8 @@ func recordBenchStream(ctx context.Context, t *testing.T, iface a2a.AgentInterfa
 	t.Helper()
 	c := &a2a.Client{Interface: iface}
 	raw, err := c.BuildRequest("SendStreamingMessage", &a2a.SendMessageRequest{Message: a2a.Message{
-		MessageID: "bench-record", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(benchPrompt)}}})
+		MessageID: "bench-record", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(benchPrompt)},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -677,9 +680,23 @@ func TestDecodeStreamEventFastPath(t *testing.T) {
 	t.Run("types", func(t *testing.T) {
 		// The fast path decodes these by hand: a JSON or text unmarshaller
 		// added to one of them later would be bypassed.
-		for _, v := range []any{a2a.StreamResponse{}, a2a.Task{}, a2a.Message{}, a2a.TaskStatus{}, a2a.Artifact{},
-			a2a.TaskStatusUpdateEvent{}, a2a.TaskArtifactUpdateEvent{}, a2a.TaskState(""), a2a.Role(""), a2a.Metadata{},
-			a2a.EventV03{}, a2a.TaskStatusV03{}, a2a.MessageV03{}, a2a.ArtifactV03{}, a2a.PartV03{}, a2a.FileV03{}} {
+		for _, v := range []any{
+			a2a.StreamResponse{},
+			a2a.Task{},
+			a2a.Message{},
+			a2a.TaskStatus{},
+			a2a.Artifact{},
+			a2a.TaskStatusUpdateEvent{},
+			a2a.TaskArtifactUpdateEvent{},
+			a2a.TaskState(""), a2a.Role(""),
+			a2a.Metadata{},
+			a2a.EventV03{},
+			a2a.TaskStatusV03{},
+			a2a.MessageV03{},
+			a2a.ArtifactV03{},
+			a2a.PartV03{},
+			a2a.FileV03{},
+		} {
 			p := reflect.New(reflect.TypeOf(v)).Interface()
 			_, j := p.(json.Unmarshaler)
 			_, x := p.(encoding.TextUnmarshaler)

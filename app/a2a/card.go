@@ -161,9 +161,11 @@ func parseCardV03(raw []byte, card *AgentCard) error {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadCard, err)
 	}
-	*card = AgentCard{Name: shared.Name, Description: shared.Description, Provider: shared.Provider,
+	*card = AgentCard{
+		Name: shared.Name, Description: shared.Description, Provider: shared.Provider,
 		Version: shared.Version, DocumentationURL: shared.DocumentationURL, DefaultInputModes: shared.DefaultInputModes,
-		DefaultOutputModes: shared.DefaultOutputModes, Signatures: shared.Signatures, IconURL: shared.IconURL}
+		DefaultOutputModes: shared.DefaultOutputModes, Signatures: shared.Signatures, IconURL: shared.IconURL,
+	}
 	version := NormalizeVersion(v.ProtocolVersion)
 	if version == "" {
 		version = Version03
@@ -179,8 +181,10 @@ func parseCardV03(raw []byte, card *AgentCard) error {
 		}
 		card.SupportedInterfaces = append(card.SupportedInterfaces, AgentInterface{URL: a.URL, ProtocolBinding: a.Transport, ProtocolVersion: version})
 	}
-	card.Capabilities = AgentCapabilities{Streaming: v.Capabilities.Streaming, PushNotifications: v.Capabilities.PushNotifications,
-		Extensions: v.Capabilities.Extensions, ExtendedAgentCard: v.SupportsAuthenticatedExtendedCard}
+	card.Capabilities = AgentCapabilities{
+		Streaming: v.Capabilities.Streaming, PushNotifications: v.Capabilities.PushNotifications,
+		Extensions: v.Capabilities.Extensions, ExtendedAgentCard: v.SupportsAuthenticatedExtendedCard,
+	}
 	if len(v.SecuritySchemes) > 0 {
 		card.SecuritySchemes = make(map[string]SecurityScheme, len(v.SecuritySchemes))
 		for k, s := range v.SecuritySchemes {

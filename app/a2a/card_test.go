@@ -128,8 +128,10 @@ func TestParseAgentCardV03Mapping(t *testing.T) {
 	for k, s := range c.SecuritySchemes {
 		kinds[k] = s.Kind()
 	}
-	wantKinds := map[string]string{"apiKey": "API key", "bearer": "HTTP bearer", "basic": "HTTP basic", "oauth": "OAuth 2.0",
-		"oidc": "OpenID Connect", "mtls": "mutual TLS"}
+	wantKinds := map[string]string{
+		"apiKey": "API key", "bearer": "HTTP bearer", "basic": "HTTP basic", "oauth": "OAuth 2.0",
+		"oidc": "OpenID Connect", "mtls": "mutual TLS",
+	}
 	if !reflect.DeepEqual(kinds, wantKinds) {
 		t.Errorf("scheme kinds = %v, want %v", kinds, wantKinds)
 	}
@@ -261,10 +263,18 @@ func TestSelectInterface(t *testing.T) {
 		{"else 0.3", []a2a.AgentInterface{grpc, jr("http://old", "0.3.0"), rest}, jr("http://old", "0.3"), nil},
 		{"first of two 1.0", []a2a.AgentInterface{jr("http://a", "1.0"), jr("http://b", "1.0")}, jr("http://a", "1.0"), nil},
 		{"version is normalised", []a2a.AgentInterface{jr("http://a", "1.0.2")}, jr("http://a", "1.0"), nil},
-		{"binding case ignored", []a2a.AgentInterface{{URL: "http://a", ProtocolBinding: "jsonrpc", ProtocolVersion: "1.0"}},
-			a2a.AgentInterface{URL: "http://a", ProtocolBinding: "jsonrpc", ProtocolVersion: "1.0"}, nil},
-		{"tenant kept", []a2a.AgentInterface{{URL: "http://a", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0", Tenant: "t1"}},
-			a2a.AgentInterface{URL: "http://a", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0", Tenant: "t1"}, nil},
+		{
+			"binding case ignored",
+			[]a2a.AgentInterface{{URL: "http://a", ProtocolBinding: "jsonrpc", ProtocolVersion: "1.0"}},
+			a2a.AgentInterface{URL: "http://a", ProtocolBinding: "jsonrpc", ProtocolVersion: "1.0"},
+			nil,
+		},
+		{
+			"tenant kept",
+			[]a2a.AgentInterface{{URL: "http://a", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0", Tenant: "t1"}},
+			a2a.AgentInterface{URL: "http://a", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0", Tenant: "t1"},
+			nil,
+		},
 		{"GRPC only", []a2a.AgentInterface{grpc}, a2a.AgentInterface{}, a2a.ErrNoInterface},
 		{"REST and GRPC only", []a2a.AgentInterface{rest, grpc}, a2a.AgentInterface{}, a2a.ErrNoInterface},
 		{"JSON-RPC of another version", []a2a.AgentInterface{jr("http://a", "2.0"), jr("http://b", "0.2")}, a2a.AgentInterface{}, a2a.ErrNoInterface},

@@ -175,25 +175,34 @@ func TestClientHeaders(t *testing.T) {
 		want       map[string]string // header → value ("" means absent)
 	}{
 		{"v1.0", "1.0", nil, "GetTask", false, map[string]string{
-			"A2A-Version": "1.0", "Content-Type": "application/json", "Accept": "application/json", "A2A-Extensions": "", "X-A2A-Extensions": ""}},
+			"A2A-Version": "1.0", "Content-Type": "application/json", "Accept": "application/json", "A2A-Extensions": "", "X-A2A-Extensions": "",
+		}},
 		{"no version means 1.0", "", nil, "GetTask", false, map[string]string{"A2A-Version": "1.0"}},
 		{"v1.0 extensions", "1.0", []string{"urn:a:v1", "https://x/ext/b"}, "GetTask", false, map[string]string{
-			"A2A-Extensions": "urn:a:v1, https://x/ext/b", "X-A2A-Extensions": ""}},
+			"A2A-Extensions": "urn:a:v1, https://x/ext/b", "X-A2A-Extensions": "",
+		}},
 		{"v0.3", "0.3", nil, "GetTask", false, map[string]string{
-			"A2A-Version": "0.3", "Content-Type": "application/json", "Accept": "application/json", "A2A-Extensions": "", "X-A2A-Extensions": ""}},
+			"A2A-Version": "0.3", "Content-Type": "application/json", "Accept": "application/json", "A2A-Extensions": "", "X-A2A-Extensions": "",
+		}},
 		{"v0.3 extensions", "0.3", []string{"urn:a:v1", "urn:b:v1"}, "GetTask", false, map[string]string{
-			"X-A2A-Extensions": "urn:a:v1, urn:b:v1", "A2A-Extensions": ""}},
+			"X-A2A-Extensions": "urn:a:v1, urn:b:v1", "A2A-Extensions": "",
+		}},
 		{"realtime method adds its extension", "1.0", nil, "aim.realtime.GetSession", false, map[string]string{
-			"A2A-Extensions": "urn:aim:a2a:realtime:v1", "A2A-Version": "1.0"}},
+			"A2A-Extensions": "urn:aim:a2a:realtime:v1", "A2A-Version": "1.0",
+		}},
 		{"realtime method keeps other extensions", "1.0", []string{"urn:a:v1"}, "aim.realtime.JoinSession", false, map[string]string{
-			"A2A-Extensions": "urn:a:v1, urn:aim:a2a:realtime:v1"}},
+			"A2A-Extensions": "urn:a:v1, urn:aim:a2a:realtime:v1",
+		}},
 		{"realtime extension not doubled", "1.0", []string{"urn:aim:a2a:realtime:v1"}, "aim.realtime.SendInteraction", false, map[string]string{
-			"A2A-Extensions": "urn:aim:a2a:realtime:v1"}},
+			"A2A-Extensions": "urn:aim:a2a:realtime:v1",
+		}},
 		{"other methods do not get the realtime extension", "1.0", nil, "SendMessage", false, map[string]string{"A2A-Extensions": ""}},
 		{"stream accepts SSE", "1.0", nil, "SubscribeToTask", true, map[string]string{
-			"Accept": "text/event-stream", "Content-Type": "application/json", "A2A-Version": "1.0"}},
+			"Accept": "text/event-stream", "Content-Type": "application/json", "A2A-Version": "1.0",
+		}},
 		{"v0.3 stream", "0.3", []string{"urn:a:v1"}, "SubscribeToTask", true, map[string]string{
-			"Accept": "text/event-stream", "A2A-Version": "0.3", "X-A2A-Extensions": "urn:a:v1"}},
+			"Accept": "text/event-stream", "A2A-Version": "0.3", "X-A2A-Extensions": "urn:a:v1",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -427,7 +436,8 @@ func TestClientV03Methods(t *testing.T) {
 		result     string
 		do         func(t *testing.T, c *a2a.Client) error
 	}{
-		{"SendMessage returning a task", "message/send",
+		{
+			"SendMessage returning a task", "message/send",
 			`{"message":{"kind":"message","messageId":"m-1","role":"user","parts":[{"kind":"text","text":"hi"},{"kind":"data","data":{"value":[1]},"metadata":{"a2a.v1.dataWrapped":true}}]},
 			  "configuration":{"blocking":false,"historyLength":1,"acceptedOutputModes":["text/plain"]}}`,
 			v03Task, func(t *testing.T, c *a2a.Client) error {
@@ -442,8 +452,10 @@ func TestClientV03Methods(t *testing.T) {
 					checkTask(t, resp.Task)
 				}
 				return err
-			}},
-		{"SendMessage returning a message", "message/send",
+			},
+		},
+		{
+			"SendMessage returning a message", "message/send",
 			`{"message":{"kind":"message","messageId":"m-1","role":"user","parts":[{"kind":"text","text":"hi"}]}}`,
 			`{"kind":"message","messageId":"m-2","role":"agent","parts":[{"kind":"text","text":"hello"}]}`,
 			func(t *testing.T, c *a2a.Client) error {
@@ -452,7 +464,8 @@ func TestClientV03Methods(t *testing.T) {
 					t.Errorf("response = %+v", resp)
 				}
 				return err
-			}},
+			},
+		},
 		{"GetTask", "tasks/get", `{"id":"t-1","historyLength":3}`, v03Task, func(t *testing.T, c *a2a.Client) error {
 			task, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: "t-1", HistoryLength: utIntp(3)})
 			if err == nil {
@@ -460,33 +473,42 @@ func TestClientV03Methods(t *testing.T) {
 			}
 			return err
 		}},
-		{"CancelTask", "tasks/cancel", `{"id":"t-1","metadata":{"why":"user"}}`,
+		{
+			"CancelTask", "tasks/cancel", `{"id":"t-1","metadata":{"why":"user"}}`,
 			`{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"canceled"}}`, func(t *testing.T, c *a2a.Client) error {
 				task, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: "t-1", Metadata: utMeta("why", `"user"`)})
 				if err == nil && task.Status.State != a2a.TaskStateCanceled {
 					t.Errorf("state = %s", task.Status.State)
 				}
 				return err
-			}},
-		{"CreateTaskPushNotificationConfig", "tasks/pushNotificationConfig/set",
+			},
+		},
+		{
+			"CreateTaskPushNotificationConfig", "tasks/pushNotificationConfig/set",
 			`{"taskId":"t-1","pushNotificationConfig":{"url":"https://h/x","token":"tk","authentication":{"schemes":["Bearer"],"credentials":"c"}}}`,
 			push, func(t *testing.T, c *a2a.Client) error {
-				p, err := c.CreateTaskPushNotificationConfig(ctx, &a2a.TaskPushNotificationConfig{TaskID: "t-1", URL: "https://h/x", Token: "tk",
-					Authentication: &a2a.AuthenticationInfo{Scheme: "Bearer", Credentials: "c"}})
+				p, err := c.CreateTaskPushNotificationConfig(ctx, &a2a.TaskPushNotificationConfig{
+					TaskID: "t-1", URL: "https://h/x", Token: "tk",
+					Authentication: &a2a.AuthenticationInfo{Scheme: "Bearer", Credentials: "c"},
+				})
 				if err == nil {
 					checkPush(t, p)
 				}
 				return err
-			}},
-		{"GetTaskPushNotificationConfig", "tasks/pushNotificationConfig/get", `{"id":"t-1","pushNotificationConfigId":"p-1"}`,
+			},
+		},
+		{
+			"GetTaskPushNotificationConfig", "tasks/pushNotificationConfig/get", `{"id":"t-1","pushNotificationConfigId":"p-1"}`,
 			push, func(t *testing.T, c *a2a.Client) error {
 				p, err := c.GetTaskPushNotificationConfig(ctx, &a2a.TaskPushNotificationConfigRequest{TaskID: "t-1", ID: "p-1"})
 				if err == nil {
 					checkPush(t, p)
 				}
 				return err
-			}},
-		{"ListTaskPushNotificationConfigs", "tasks/pushNotificationConfig/list", `{"id":"t-1"}`,
+			},
+		},
+		{
+			"ListTaskPushNotificationConfigs", "tasks/pushNotificationConfig/list", `{"id":"t-1"}`,
 			`[` + push + `,{"taskId":"t-1","pushNotificationConfig":{"url":"https://h/y"}}]`, func(t *testing.T, c *a2a.Client) error {
 				l, err := c.ListTaskPushNotificationConfigs(ctx, &a2a.ListTaskPushNotificationConfigsRequest{TaskID: "t-1"})
 				if err == nil {
@@ -499,12 +521,16 @@ func TestClientV03Methods(t *testing.T) {
 					}
 				}
 				return err
-			}},
-		{"DeleteTaskPushNotificationConfig", "tasks/pushNotificationConfig/delete", `{"id":"t-1","pushNotificationConfigId":"p-1"}`,
+			},
+		},
+		{
+			"DeleteTaskPushNotificationConfig", "tasks/pushNotificationConfig/delete", `{"id":"t-1","pushNotificationConfigId":"p-1"}`,
 			`null`, func(t *testing.T, c *a2a.Client) error {
 				return c.DeleteTaskPushNotificationConfig(ctx, &a2a.TaskPushNotificationConfigRequest{TaskID: "t-1", ID: "p-1"})
-			}},
-		{"GetExtendedAgentCard", "agent/getAuthenticatedExtendedCard", `{}`,
+			},
+		},
+		{
+			"GetExtendedAgentCard", "agent/getAuthenticatedExtendedCard", `{}`,
 			`{"name":"Secret","description":"d","url":"https://x/a2a","protocolVersion":"0.3.0","version":"1","capabilities":{},"defaultInputModes":[],"defaultOutputModes":[],"skills":[]}`,
 			func(t *testing.T, c *a2a.Client) error {
 				card, err := c.GetExtendedAgentCard(ctx)
@@ -512,7 +538,8 @@ func TestClientV03Methods(t *testing.T) {
 					t.Errorf("card = %+v", card)
 				}
 				return err
-			}},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -338,9 +338,11 @@ func MessageToV03(m *Message) (*MessageV03, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MessageV03{Kind: "message", MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID,
+	return &MessageV03{
+		Kind: "message", MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID,
 		Role: RoleV03(m.Role), Parts: parts, Metadata: m.Metadata, Extensions: m.Extensions,
-		ReferenceTaskIDs: m.ReferenceTaskIDs}, nil
+		ReferenceTaskIDs: m.ReferenceTaskIDs,
+	}, nil
 }
 
 // MessageFromV03 maps a v0.3 message to v1.0.
@@ -352,9 +354,11 @@ func MessageFromV03(m *MessageV03) (*Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Message{MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID,
+	return &Message{
+		MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID,
 		Role: RoleFromV03(m.Role), Parts: parts, Metadata: m.Metadata, Extensions: m.Extensions,
-		ReferenceTaskIDs: m.ReferenceTaskIDs}, nil
+		ReferenceTaskIDs: m.ReferenceTaskIDs,
+	}, nil
 }
 
 // StatusToV03 maps a task status to v0.3.
@@ -393,8 +397,10 @@ func ArtifactToV03(a Artifact) (ArtifactV03, error) {
 	if err != nil {
 		return ArtifactV03{}, err
 	}
-	return ArtifactV03{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description, Parts: parts,
-		Metadata: a.Metadata, Extensions: a.Extensions}, nil
+	return ArtifactV03{
+		ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description, Parts: parts,
+		Metadata: a.Metadata, Extensions: a.Extensions,
+	}, nil
 }
 
 // ArtifactFromV03 maps a v0.3 artifact to v1.0.
@@ -403,8 +409,10 @@ func ArtifactFromV03(a ArtifactV03) (Artifact, error) {
 	if err != nil {
 		return Artifact{}, err
 	}
-	return Artifact{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description, Parts: parts,
-		Metadata: a.Metadata, Extensions: a.Extensions}, nil
+	return Artifact{
+		ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description, Parts: parts,
+		Metadata: a.Metadata, Extensions: a.Extensions,
+	}, nil
 }
 
 // TaskToV03 maps a task to v0.3.
@@ -464,16 +472,20 @@ func EventToV03(e *StreamResponse) (*EventV03, error) {
 			return nil, err
 		}
 		st := t.Status
-		return &EventV03{Kind: "task", ID: t.ID, ContextID: t.ContextID, Status: &st, Artifacts: t.Artifacts,
-			History: t.History, Metadata: t.Metadata}, nil
+		return &EventV03{
+			Kind: "task", ID: t.ID, ContextID: t.ContextID, Status: &st, Artifacts: t.Artifacts,
+			History: t.History, Metadata: t.Metadata,
+		}, nil
 	case e.Message != nil:
 		m, err := MessageToV03(e.Message)
 		if err != nil {
 			return nil, err
 		}
-		return &EventV03{Kind: "message", MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID,
+		return &EventV03{
+			Kind: "message", MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID,
 			Role: m.Role, Parts: m.Parts, Metadata: m.Metadata, Extensions: m.Extensions,
-			ReferenceTaskIDs: m.ReferenceTaskIDs}, nil
+			ReferenceTaskIDs: m.ReferenceTaskIDs,
+		}, nil
 	case e.StatusUpdate != nil:
 		u := e.StatusUpdate
 		st, err := StatusToV03(u.Status)
@@ -481,16 +493,20 @@ func EventToV03(e *StreamResponse) (*EventV03, error) {
 			return nil, err
 		}
 		final := u.Final || u.Status.State.Terminal() || u.Status.State.Interrupted()
-		return &EventV03{Kind: "status-update", TaskID: u.TaskID, ContextID: u.ContextID, Status: &st,
-			Final: final, Metadata: u.Metadata}, nil
+		return &EventV03{
+			Kind: "status-update", TaskID: u.TaskID, ContextID: u.ContextID, Status: &st,
+			Final: final, Metadata: u.Metadata,
+		}, nil
 	case e.ArtifactUpdate != nil:
 		u := e.ArtifactUpdate
 		a, err := ArtifactToV03(u.Artifact)
 		if err != nil {
 			return nil, err
 		}
-		return &EventV03{Kind: "artifact-update", TaskID: u.TaskID, ContextID: u.ContextID, Artifact: &a,
-			Append: u.Append, LastChunk: u.LastChunk, Metadata: u.Metadata}, nil
+		return &EventV03{
+			Kind: "artifact-update", TaskID: u.TaskID, ContextID: u.ContextID, Artifact: &a,
+			Append: u.Append, LastChunk: u.LastChunk, Metadata: u.Metadata,
+		}, nil
 	}
 	return nil, fmt.Errorf("a2a: empty stream event")
 }
@@ -503,16 +519,20 @@ func EventFromV03(e *EventV03) (*StreamResponse, error) {
 		if e.Status != nil {
 			st = *e.Status
 		}
-		t, err := TaskFromV03(&TaskV03{ID: e.ID, ContextID: e.ContextID, Status: st, Artifacts: e.Artifacts,
-			History: e.History, Metadata: e.Metadata})
+		t, err := TaskFromV03(&TaskV03{
+			ID: e.ID, ContextID: e.ContextID, Status: st, Artifacts: e.Artifacts,
+			History: e.History, Metadata: e.Metadata,
+		})
 		if err != nil {
 			return nil, err
 		}
 		return &StreamResponse{Task: t}, nil
 	case "message":
-		m, err := MessageFromV03(&MessageV03{MessageID: e.MessageID, ContextID: e.ContextID, TaskID: e.TaskID,
+		m, err := MessageFromV03(&MessageV03{
+			MessageID: e.MessageID, ContextID: e.ContextID, TaskID: e.TaskID,
 			Role: e.Role, Parts: e.Parts, Metadata: e.Metadata, Extensions: e.Extensions,
-			ReferenceTaskIDs: e.ReferenceTaskIDs})
+			ReferenceTaskIDs: e.ReferenceTaskIDs,
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -525,8 +545,10 @@ func EventFromV03(e *EventV03) (*StreamResponse, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{TaskID: e.TaskID, ContextID: e.ContextID,
-			Status: st, Metadata: e.Metadata, Final: e.Final}}, nil
+		return &StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{
+			TaskID: e.TaskID, ContextID: e.ContextID,
+			Status: st, Metadata: e.Metadata, Final: e.Final,
+		}}, nil
 	case "artifact-update":
 		if e.Artifact == nil {
 			return nil, fmt.Errorf("%w: v0.3 artifact-update without artifact", ErrBadResponse)
@@ -535,8 +557,10 @@ func EventFromV03(e *EventV03) (*StreamResponse, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &StreamResponse{ArtifactUpdate: &TaskArtifactUpdateEvent{TaskID: e.TaskID, ContextID: e.ContextID,
-			Artifact: a, Append: e.Append, LastChunk: e.LastChunk, Metadata: e.Metadata}}, nil
+		return &StreamResponse{ArtifactUpdate: &TaskArtifactUpdateEvent{
+			TaskID: e.TaskID, ContextID: e.ContextID,
+			Artifact: a, Append: e.Append, LastChunk: e.LastChunk, Metadata: e.Metadata,
+		}}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown v0.3 result kind %q", ErrBadResponse, e.Kind)
 }
@@ -605,8 +629,10 @@ func SendRequestToV03(r *SendMessageRequest) (*SendParamsV03, error) {
 	out := &SendParamsV03{Message: *m, Metadata: r.Metadata}
 	if c := r.Configuration; c != nil {
 		blocking := !c.ReturnImmediately
-		out.Configuration = &SendConfigV03{AcceptedOutputModes: c.AcceptedOutputModes, HistoryLength: c.HistoryLength,
-			PushNotificationConfig: pushToV03(c.TaskPushNotificationConfig), Blocking: &blocking}
+		out.Configuration = &SendConfigV03{
+			AcceptedOutputModes: c.AcceptedOutputModes, HistoryLength: c.HistoryLength,
+			PushNotificationConfig: pushToV03(c.TaskPushNotificationConfig), Blocking: &blocking,
+		}
 	}
 	return out, nil
 }

@@ -373,10 +373,14 @@ func TestV1ToV03ToV1(t *testing.T) {
 		{"data number", a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`42.5`)}},
 		{"data bool", a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`true`)}},
 		{"data null", a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`null`)}},
-		{"data array with metadata and media type", a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`[{"a":1}]`),
-			MediaType: "application/vnd.x+json", Filename: "rows.json", Metadata: utMeta("k", `"v"`)}},
-		{"data object with media type", a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`{"requirement":{"kind":"input"}}`),
-			MediaType: "application/vnd.aim.requirement+json"}},
+		{"data array with metadata and media type", a2a.Part{
+			Kind: a2a.PartData, Data: json.RawMessage(`[{"a":1}]`),
+			MediaType: "application/vnd.x+json", Filename: "rows.json", Metadata: utMeta("k", `"v"`),
+		}},
+		{"data object with media type", a2a.Part{
+			Kind: a2a.PartData, Data: json.RawMessage(`{"requirement":{"kind":"input"}}`),
+			MediaType: "application/vnd.aim.requirement+json",
+		}},
 		{"data object shaped like a wrapper", a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`{"value":[1]}`)}},
 		{"text with media type", a2a.Part{Kind: a2a.PartText, Text: "# Hi", MediaType: "text/markdown"}},
 		{"text with filename and metadata", a2a.Part{Kind: a2a.PartText, Text: "x", Filename: "x.txt", Metadata: utMeta("a", `[1]`)}},
@@ -426,19 +430,36 @@ func TestPartToV03Wire(t *testing.T) {
 	}{
 		{"text", a2a.TextPart("hi"), `{"kind":"text","text":"hi"}`},
 		{"empty text", a2a.TextPart(""), `{"kind":"text","text":""}`},
-		{"text with media type", a2a.Part{Kind: a2a.PartText, Text: "hi", MediaType: "text/markdown"},
-			`{"kind":"text","text":"hi","metadata":{"a2a.v1.mediaType":"text/markdown"}}`},
-		{"raw", a2a.FilePart("a.txt", "text/plain", []byte("hello")),
-			`{"kind":"file","file":{"bytes":"aGVsbG8=","mimeType":"text/plain","name":"a.txt"}}`},
-		{"url", a2a.Part{Kind: a2a.PartURL, URL: "https://x/a", MediaType: "image/png"},
-			`{"kind":"file","file":{"uri":"https://x/a","mimeType":"image/png"}}`},
+		{
+			"text with media type",
+			a2a.Part{Kind: a2a.PartText, Text: "hi", MediaType: "text/markdown"},
+			`{"kind":"text","text":"hi","metadata":{"a2a.v1.mediaType":"text/markdown"}}`,
+		},
+		{
+			"raw", a2a.FilePart("a.txt", "text/plain", []byte("hello")),
+			`{"kind":"file","file":{"bytes":"aGVsbG8=","mimeType":"text/plain","name":"a.txt"}}`,
+		},
+		{
+			"url",
+			a2a.Part{Kind: a2a.PartURL, URL: "https://x/a", MediaType: "image/png"},
+			`{"kind":"file","file":{"uri":"https://x/a","mimeType":"image/png"}}`,
+		},
 		{"data object", a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`{"a":1}`)}, `{"kind":"data","data":{"a":1}}`},
-		{"data array is wrapped", a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`[1,2]`)},
-			`{"kind":"data","data":{"value":[1,2]},"metadata":{"a2a.v1.dataWrapped":true}}`},
-		{"data null is wrapped", a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`null`)},
-			`{"kind":"data","data":{"value":null},"metadata":{"a2a.v1.dataWrapped":true}}`},
-		{"data string with media type", a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`"x"`), MediaType: "text/plain", Metadata: utMeta("m", `1`)},
-			`{"kind":"data","data":{"value":"x"},"metadata":{"m":1,"a2a.v1.dataWrapped":true,"a2a.v1.mediaType":"text/plain"}}`},
+		{
+			"data array is wrapped",
+			a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`[1,2]`)},
+			`{"kind":"data","data":{"value":[1,2]},"metadata":{"a2a.v1.dataWrapped":true}}`,
+		},
+		{
+			"data null is wrapped",
+			a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`null`)},
+			`{"kind":"data","data":{"value":null},"metadata":{"a2a.v1.dataWrapped":true}}`,
+		},
+		{
+			"data string with media type",
+			a2a.Part{Kind: a2a.PartData, Data: json.RawMessage(`"x"`), MediaType: "text/plain", Metadata: utMeta("m", `1`)},
+			`{"kind":"data","data":{"value":"x"},"metadata":{"m":1,"a2a.v1.dataWrapped":true,"a2a.v1.mediaType":"text/plain"}}`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -552,8 +573,10 @@ func TestEventV03RoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("v1 terminal and interrupted states end a v0.3 stream", func(t *testing.T) {
-		for _, st := range []a2a.TaskState{a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled,
-			a2a.TaskStateRejected, a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired} {
+		for _, st := range []a2a.TaskState{
+			a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled,
+			a2a.TaskStateRejected, a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired,
+		} {
 			e, err := a2a.EventToV03(&a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: "t", Status: a2a.TaskStatus{State: st}}})
 			if err != nil || !e.Final {
 				t.Errorf("%s: final = %v (%v), want true", st, e != nil && e.Final, err)
@@ -693,10 +716,14 @@ func TestSendRequestV03RoundTrip(t *testing.T) {
 				{Kind: a2a.PartData, Data: json.RawMessage(`[1]`), MediaType: "text/csv"},
 				{Kind: a2a.PartText, Text: "t", MediaType: "text/markdown"},
 			}},
-			Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true, HistoryLength: utIntp(0),
+			Configuration: &a2a.SendMessageConfiguration{
+				ReturnImmediately: true, HistoryLength: utIntp(0),
 				AcceptedOutputModes: []string{"text/plain"},
-				TaskPushNotificationConfig: &a2a.TaskPushNotificationConfig{ID: "p", URL: "https://h",
-					Authentication: &a2a.AuthenticationInfo{Scheme: "Basic", Credentials: "c"}}},
+				TaskPushNotificationConfig: &a2a.TaskPushNotificationConfig{
+					ID: "p", URL: "https://h",
+					Authentication: &a2a.AuthenticationInfo{Scheme: "Basic", Credentials: "c"},
+				},
+			},
 			Metadata: utMeta("x", `1`),
 		}
 		v03, err := a2a.SendRequestToV03(in)

@@ -112,8 +112,10 @@ func aimRequests() map[string]struct {
 			out[key] = struct {
 				method string
 				params any
-			}{"ContinueTask", &a2a.ContinueTaskRequest{ID: taskUUID, RequirementID: reqUUID, ExpectedVersion: 7,
-				ActionDigest: "sha256:" + strings.Repeat("ab", 32), Message: m, HistoryLength: hl}}
+			}{"ContinueTask", &a2a.ContinueTaskRequest{
+				ID: taskUUID, RequirementID: reqUUID, ExpectedVersion: 7,
+				ActionDigest: "sha256:" + strings.Repeat("ab", 32), Message: m, HistoryLength: hl,
+			}}
 		}
 	}
 	out["GetTask"] = struct {
@@ -143,8 +145,10 @@ func aimRequests() map[string]struct {
 			params any
 		}{"ListTasks", r}
 	}
-	for _, st := range []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateCompleted, a2a.TaskStateFailed,
-		a2a.TaskStateCanceled, a2a.TaskStateInputRequired, a2a.TaskStateRejected, a2a.TaskStateAuthRequired} {
+	for _, st := range []a2a.TaskState{
+		a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateCompleted, a2a.TaskStateFailed,
+		a2a.TaskStateCanceled, a2a.TaskStateInputRequired, a2a.TaskStateRejected, a2a.TaskStateAuthRequired,
+	} {
 		out["ListTasks/status/"+string(st)] = struct {
 			method string
 			params any
@@ -227,8 +231,10 @@ func TestConformanceV03Requests(t *testing.T) {
 			cases[name] = r
 		}
 	}
-	push := &a2a.TaskPushNotificationConfig{TaskID: taskUUID, ID: "cfg-1", URL: "https://example.com/hook", Token: "t",
-		Authentication: &a2a.AuthenticationInfo{Scheme: "Bearer", Credentials: "secret"}}
+	push := &a2a.TaskPushNotificationConfig{
+		TaskID: taskUUID, ID: "cfg-1", URL: "https://example.com/hook", Token: "t",
+		Authentication: &a2a.AuthenticationInfo{Scheme: "Bearer", Credentials: "secret"},
+	}
 	extra := map[string]struct {
 		method string
 		params any
@@ -260,9 +266,11 @@ func TestConformanceV03Requests(t *testing.T) {
 		m, _ := a2a.MethodV03(r.method)
 		seen[m] = true
 	}
-	for _, m := range []string{"message/send", "message/stream", "tasks/get", "tasks/cancel", "tasks/resubscribe",
+	for _, m := range []string{
+		"message/send", "message/stream", "tasks/get", "tasks/cancel", "tasks/resubscribe",
 		"tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get", "tasks/pushNotificationConfig/list",
-		"tasks/pushNotificationConfig/delete", "agent/getAuthenticatedExtendedCard"} {
+		"tasks/pushNotificationConfig/delete", "agent/getAuthenticatedExtendedCard",
+	} {
 		if !seen[m] {
 			t.Errorf("no v0.3 conformance case for %s", m)
 		}
@@ -292,12 +300,19 @@ func TestConformanceWrongRequestsCaught(t *testing.T) {
 		msg         a2a.Message
 		raw         string
 	}{
-		{"role user", "params.message.role", a2a.Message{MessageID: "m", Role: "user", Parts: []a2a.Part{a2a.TextPart("x")}},
-			`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"user","parts":[{"text":"x"}]}}}`},
-		{"18 parts", "params.message.parts", userMessage(eighteen...),
-			`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[` + strings.Repeat(`{"text":"p"},`, 17) + `{"text":"p"}]}}}`},
-		{"taskId on SendMessage", "params.message.taskId", withTask,
-			`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","taskId":"` + taskUUID + `","parts":[{"text":"x"}]}}}`},
+		{
+			"role user", "params.message.role",
+			a2a.Message{MessageID: "m", Role: "user", Parts: []a2a.Part{a2a.TextPart("x")}},
+			`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"user","parts":[{"text":"x"}]}}}`,
+		},
+		{
+			"18 parts", "params.message.parts", userMessage(eighteen...),
+			`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[` + strings.Repeat(`{"text":"p"},`, 17) + `{"text":"p"}]}}}`,
+		},
+		{
+			"taskId on SendMessage", "params.message.taskId", withTask,
+			`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","taskId":"` + taskUUID + `","parts":[{"text":"x"}]}}}`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -151,8 +151,10 @@ func TestRPCErrorDataObjects(t *testing.T) {
 		{"absent", "", nil},
 		{"null", "null", nil},
 		{"object (v0.3 and AIM)", `{"task":{"id":"t"}}`, []string{`{"task":{"id":"t"}}`}},
-		{"array of details (v1.0)", `[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"X"},{"a":1}]`,
-			[]string{`{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"X"}`, `{"a":1}`}},
+		{
+			"array of details (v1.0)", `[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"X"},{"a":1}]`,
+			[]string{`{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"X"}`, `{"a":1}`},
+		},
 		{"empty array", `[]`, []string{}},
 		{"string", `"details"`, []string{`"details"`}},
 		{"number", `5`, []string{`5`}},

@@ -178,8 +178,10 @@ func startPeerA2AGo(t *testing.T) (*httptest.Server, *peerExecutor) {
 		Capabilities:       ga.AgentCapabilities{Streaming: true},
 		DefaultInputModes:  []string{"text/plain"},
 		DefaultOutputModes: []string{"text/plain"},
-		Skills: []ga.AgentSkill{{ID: "echo", Name: "Echo", Description: "echoes", Tags: []string{"test"}},
-			{ID: "stream", Name: "Stream", Description: "streams chunks", Tags: []string{"test"}}},
+		Skills: []ga.AgentSkill{
+			{ID: "echo", Name: "Echo", Description: "echoes", Tags: []string{"test"}},
+			{ID: "stream", Name: "Stream", Description: "streams chunks", Tags: []string{"test"}},
+		},
 	}
 	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(card))
 	mux.Handle("/a2a/v03", a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(exec)))
@@ -295,8 +297,10 @@ func TestPeerA2AGo(t *testing.T) {
 		t.Run("blocking-task", func(t *testing.T) {
 			// Blocking (returnImmediately false → blocking true): the
 			// answer is the finished task with the whole artifact.
-			resp, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: peerMsg("stream 3"),
-				Configuration: &a2a.SendMessageConfiguration{AcceptedOutputModes: []string{"text/plain"}}})
+			resp, err := c.SendMessage(ctx, &a2a.SendMessageRequest{
+				Message:       peerMsg("stream 3"),
+				Configuration: &a2a.SendMessageConfiguration{AcceptedOutputModes: []string{"text/plain"}},
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -396,8 +400,10 @@ func TestPeerA2AGo(t *testing.T) {
 
 	t.Run("CancelTask", func(t *testing.T) {
 		t.Run("non-blocking", func(t *testing.T) {
-			resp, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: peerMsg("wait"),
-				Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
+			resp, err := c.SendMessage(ctx, &a2a.SendMessageRequest{
+				Message:       peerMsg("wait"),
+				Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true},
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -462,8 +468,10 @@ func TestPeerA2AGo(t *testing.T) {
 	})
 
 	t.Run("SubscribeToTask", func(t *testing.T) {
-		resp, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: peerMsg("wait"),
-			Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
+		resp, err := c.SendMessage(ctx, &a2a.SendMessageRequest{
+			Message:       peerMsg("wait"),
+			Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true},
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,14 +24,17 @@ func (r TaskPushNotificationConfig) withTenant(t string) any {
 	r.Tenant = orTenant(r.Tenant, t)
 	return &r
 }
+
 func (r TaskPushNotificationConfigRequest) withTenant(t string) any {
 	r.Tenant = orTenant(r.Tenant, t)
 	return &r
 }
+
 func (r ListTaskPushNotificationConfigsRequest) withTenant(t string) any {
 	r.Tenant = orTenant(r.Tenant, t)
 	return &r
 }
+
 func (r GetExtendedAgentCardRequest) withTenant(t string) any {
 	r.Tenant = orTenant(r.Tenant, t)
 	return &r

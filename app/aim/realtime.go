@@ -418,6 +418,11 @@ const (
 	EventOperationUpdated EventName = "operation.updated"
 	EventAgentState       EventName = "agent.state"
 	EventTranscript       EventName = "transcript"
+	// EventReconnecting is never on the wire: RealtimeSession.Events sends
+	// it when the event stream dropped and it is about to resubscribe. The
+	// next events (with Resynced set) say the stream is back. An agent
+	// cannot send it: a wire event of that name is dropped.
+	EventReconnecting EventName = "aimdesk.reconnecting"
 )
 
 func (n EventName) String() string { return string(n) }

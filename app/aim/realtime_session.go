@@ -285,6 +285,9 @@ func decodeEvent(md a2a.Metadata) (*Event, error) {
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, fmt.Errorf("%w: event: %w", ErrBadSession, err)
 	}
+	if w.Event == EventReconnecting {
+		return nil, nil // the client's own signal, never the agent's
+	}
 	ev := &Event{Name: w.Event, Epoch: w.SessionEpoch}
 	switch w.Event {
 	case EventSessionUpdated:
@@ -350,7 +353,9 @@ func (s *RealtimeSession) apply(ev *Event) {
 // drops, it resubscribes (backing off from ResubscribeDelay), reads the
 // session with GetSession and every pending operation with GetOperation,
 // and sends them with Resynced set: events are hints, GetSession is the
-// truth. The channel is closed after the session ended (its last event is
+// truth. Right when an open stream drops, before resubscribing, it sends
+// EventReconnecting (once per outage; the first subscription failing is
+// not an outage). The channel is closed after the session ended (its last event is
 // session.updated in state ended) or when ctx is done. Call it once per
 // session.
 func (s *RealtimeSession) Events(ctx context.Context) <-chan Event {
@@ -370,7 +375,7 @@ func (s *RealtimeSession) emit(ctx context.Context, out chan<- Event, ev Event) 
 
 func (s *RealtimeSession) follow(ctx context.Context, out chan<- Event) {
 	defer close(out)
-	first := true
+	first, down := true, false
 	delay := orDefault(s.rc.ResubscribeDelay, DefaultResubscribeDelay)
 	for ctx.Err() == nil {
 		ended, progressed := s.followOnce(ctx, out, first)
@@ -378,8 +383,15 @@ func (s *RealtimeSession) follow(ctx context.Context, out chan<- Event) {
 			return
 		}
 		if progressed {
-			first = false
+			first, down = false, false
 			delay = orDefault(s.rc.ResubscribeDelay, DefaultResubscribeDelay)
+		}
+		if !first && !down {
+			// The stream was up and dropped: say so before resubscribing.
+			down = true
+			if !s.emit(ctx, out, Event{Name: EventReconnecting, Epoch: s.Epoch()}) {
+				return
+			}
 		}
 		if sleepCtx(ctx, delay) != nil {
 			return

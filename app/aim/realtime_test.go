@@ -416,9 +416,25 @@ func TestRealtimeStreamResumed(t *testing.T) {
 	if s.Epoch() != 1 {
 		t.Fatalf("the client saw epoch %d through a cut stream", s.Epoch())
 	}
+	// The client said the stream was lost before anything was resynced,
+	// and only once for the whole outage.
+	lost := ev.waitFor("the reconnecting signal", func(e aim.Event) bool {
+		if e.Resynced {
+			t.Fatalf("a resynced event before the reconnecting signal: %+v", e)
+		}
+		return e.Name == aim.EventReconnecting
+	})
+	if lost.Epoch != 1 || lost.Session != nil || lost.Resynced {
+		t.Fatalf("reconnecting event = %+v", lost)
+	}
 	f.setBlockStream(false)
 
-	resync := ev.waitFor("the resynced session", func(e aim.Event) bool { return e.Name == aim.EventSessionUpdated && e.Resynced })
+	resync := ev.waitFor("the resynced session", func(e aim.Event) bool {
+		if e.Name == aim.EventReconnecting {
+			t.Fatalf("a second reconnecting signal in one outage")
+		}
+		return e.Name == aim.EventSessionUpdated && e.Resynced
+	})
 	if resync.Session.SessionEpoch != 2 || resync.Session.MediaRequest(reqID) == nil || !slices.Contains(resync.Session.PendingOperations, opID) {
 		t.Fatalf("resynced session = %+v", resync.Session)
 	}

@@ -44,8 +44,10 @@ func TestRequirementRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Requirement{RequirementID: "5f0c7a4e-8d8c-4b8e-9d59-1f6c2d0b9a11", Kind: KindConfirmation, Version: 1,
-		Title: "Delete 3 events", Risk: RiskHigh, Action: action, ActionDigest: d, ExpiresAt: &exp}
+	r := &Requirement{
+		RequirementID: "5f0c7a4e-8d8c-4b8e-9d59-1f6c2d0b9a11", Kind: KindConfirmation, Version: 1,
+		Title: "Delete 3 events", Risk: RiskHigh, Action: action, ActionDigest: d, ExpiresAt: &exp,
+	}
 	p, err := r.Part()
 	if err != nil {
 		t.Fatal(err)

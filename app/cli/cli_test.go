@@ -19,8 +19,10 @@ import (
 
 func startAgent(t *testing.T) string {
 	t.Helper()
-	srv, err := devagent.Start(context.Background(), devagent.Config{Addr: "127.0.0.1:0",
-		Handler: devagent.HandlerConfig{Hooks: devagent.Hooks{StepDelay: 2 * time.Millisecond}}})
+	srv, err := devagent.Start(context.Background(), devagent.Config{
+		Addr:    "127.0.0.1:0",
+		Handler: devagent.HandlerConfig{Hooks: devagent.Hooks{StepDelay: 2 * time.Millisecond}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,8 @@ func TestCancelAndSubscribe(t *testing.T) {
 	c := &a2a.Client{Interface: a2a.AgentInterface{URL: url + "/a2a/v1", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}, AIM: true}
 	resp, err := c.SendMessage(context.Background(), &a2a.SendMessageRequest{
 		Message:       a2a.Message{MessageID: uuid.NewString(), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("count")}},
-		Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
+		Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true},
+	})
 	if err != nil || resp.Task == nil {
 		t.Fatalf("start: %v", err)
 	}

@@ -49,8 +49,10 @@ func (e *env) continueTask(ctx context.Context, c *a2a.Client, taskID string, ms
 		msg.Parts = []a2a.Part{p}
 	}
 	msg.TaskID, msg.ContextID = taskID, t.ContextID
-	resp, err := c.ContinueTask(ctx, &a2a.ContinueTaskRequest{ID: taskID, RequirementID: r.RequirementID,
-		ExpectedVersion: r.Version, ActionDigest: r.ActionDigest, Message: msg})
+	resp, err := c.ContinueTask(ctx, &a2a.ContinueTaskRequest{
+		ID: taskID, RequirementID: r.RequirementID,
+		ExpectedVersion: r.Version, ActionDigest: r.ActionDigest, Message: msg,
+	})
 	if errors.Is(err, a2a.ErrVersionMismatch) {
 		fmt.Fprintln(e.stderr, "aimdesk: the agent changed its request since you read it; run the command again to see the new one")
 		return ExitFailed

@@ -86,6 +86,8 @@ func newBenchAgent(b *testing.B) *agent {
 		_ = h.Close()
 		srv.Close()
 	})
-	return &agent{h: h, srv: srv, v1: &a2a.Client{AIM: true, HTTPClient: srv.Client(),
-		Interface: a2a.AgentInterface{URL: srv.URL + PathV1, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version10}}}
+	return &agent{h: h, srv: srv, v1: &a2a.Client{
+		AIM: true, HTTPClient: srv.Client(),
+		Interface: a2a.AgentInterface{URL: srv.URL + PathV1, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version10},
+	}}
 }

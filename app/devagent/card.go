@@ -36,8 +36,10 @@ func (h *Handler) baseURL(r *http.Request) string {
 func agentSkills() []a2a.AgentSkill {
 	out := make([]a2a.AgentSkill, 0, len(skillTable))
 	for _, s := range skillTable {
-		out = append(out, a2a.AgentSkill{ID: s.id, Name: s.name, Description: s.description, Tags: s.tags,
-			Examples: s.examples, OutputModes: s.outputModes})
+		out = append(out, a2a.AgentSkill{
+			ID: s.id, Name: s.name, Description: s.description, Tags: s.tags,
+			Examples: s.examples, OutputModes: s.outputModes,
+		})
 	}
 	return out
 }
@@ -103,12 +105,14 @@ type capabilitiesV03 struct {
 // endpoint (v0.3 clients cannot use the v1.0 one, so it is not listed).
 func (h *Handler) CardV03(base string) any {
 	c := h.Card(base)
-	return &cardV03{Name: c.Name, Description: c.Description, URL: base + PathV03, ProtocolVersion: "0.3.0",
+	return &cardV03{
+		Name: c.Name, Description: c.Description, URL: base + PathV03, ProtocolVersion: "0.3.0",
 		PreferredTransport: a2a.BindingJSONRPC, Provider: c.Provider, Version: c.Version,
 		DocumentationURL:  c.DocumentationURL,
 		Capabilities:      capabilitiesV03{Streaming: true, Extensions: c.Capabilities.Extensions},
 		DefaultInputModes: c.DefaultInputModes, DefaultOutputModes: c.DefaultOutputModes, Skills: c.Skills,
-		SupportsAuthenticatedExtendedCard: h.cfg.ExtendedCard != nil}
+		SupportsAuthenticatedExtendedCard: h.cfg.ExtendedCard != nil,
+	}
 }
 
 func (h *Handler) serveCard(w http.ResponseWriter, r *http.Request) {

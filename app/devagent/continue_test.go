@@ -41,8 +41,10 @@ func decision(t *testing.T, d aim.Decision) a2a.Part {
 }
 
 func continueReq(task *a2a.Task, req *aim.Requirement, parts ...a2a.Part) *a2a.ContinueTaskRequest {
-	return &a2a.ContinueTaskRequest{ID: task.ID, RequirementID: req.RequirementID, ExpectedVersion: req.Version,
-		ActionDigest: req.ActionDigest, Message: answerMsg(task.ID, parts...)}
+	return &a2a.ContinueTaskRequest{
+		ID: task.ID, RequirementID: req.RequirementID, ExpectedVersion: req.Version,
+		ActionDigest: req.ActionDigest, Message: answerMsg(task.ID, parts...),
+	}
 }
 
 func TestInputRequired(t *testing.T) {
@@ -107,23 +109,28 @@ func TestConfirmation(t *testing.T) {
 		code  int
 		check func(t *testing.T, task *a2a.Task, err error)
 	}{
-		{name: "approve completes with a result", parts: func(t *testing.T) []a2a.Part { return []a2a.Part{decision(t, aim.DecisionApprove)} },
+		{
+			name: "approve completes with a result", parts: func(t *testing.T) []a2a.Part { return []a2a.Part{decision(t, aim.DecisionApprove)} },
 			check: func(t *testing.T, task *a2a.Task, err error) {
 				if task.Status.State != a2a.TaskStateCompleted || len(task.Artifacts) != 1 || task.Artifacts[0].Name != "result" {
 					t.Errorf("task %s with %d artifacts", task.Status.State, len(task.Artifacts))
 				}
-			}},
-		{name: "reject cancels and does nothing", parts: func(t *testing.T) []a2a.Part { return []a2a.Part{decision(t, aim.DecisionReject)} },
+			},
+		},
+		{
+			name: "reject cancels and does nothing", parts: func(t *testing.T) []a2a.Part { return []a2a.Part{decision(t, aim.DecisionReject)} },
 			check: func(t *testing.T, task *a2a.Task, err error) {
 				if task.Status.State != a2a.TaskStateCanceled || len(task.Artifacts) != 0 ||
 					!strings.Contains(messageText(task.Status.Message), "nothing was done") {
 					t.Errorf("task %s: %q", task.Status.State, messageText(task.Status.Message))
 				}
-			}},
+			},
+		},
 		{name: "wrong digest", code: a2a.CodeInvalidParams, edit: func(_ *a2a.Task, r *a2a.ContinueTaskRequest) {
 			r.ActionDigest = aim.DigestPrefix + strings.Repeat("0", 64)
 		}},
-		{name: "stale version after the plan changed", cfg: HandlerConfig{Hooks: Hooks{BeforeContinue: bump}}, code: a2a.CodeVersionMismatch,
+		{
+			name: "stale version after the plan changed", cfg: HandlerConfig{Hooks: Hooks{BeforeContinue: bump}}, code: a2a.CodeVersionMismatch,
 			check: func(t *testing.T, _ *a2a.Task, err error) {
 				var rpc *a2a.RPCError
 				errors.As(err, &rpc)
@@ -135,7 +142,8 @@ func TestConfirmation(t *testing.T) {
 				if ferr != nil || req.Version != 2 || cur.Status.State != a2a.TaskStateAuthRequired {
 					t.Errorf("task in error.data: %s, requirement %+v, %v", cur.Status.State, req, ferr)
 				}
-			}},
+			},
+		},
 		{name: "expected version ahead", code: a2a.CodeVersionMismatch, edit: func(_ *a2a.Task, r *a2a.ContinueTaskRequest) { r.ExpectedVersion = 5 }},
 		{name: "expired", cfg: HandlerConfig{Hooks: Hooks{Tamper: TamperExpired}}, code: a2a.CodeVersionMismatch},
 		{name: "other requirement", code: a2a.CodeVersionMismatch, edit: func(_ *a2a.Task, r *a2a.ContinueTaskRequest) { r.RequirementID = uuid.NewString() }},

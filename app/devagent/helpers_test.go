@@ -32,11 +32,16 @@ func newAgent(t *testing.T, cfg HandlerConfig) *agent {
 		_ = h.Close()
 		srv.Close()
 	})
-	return &agent{h: h, srv: srv,
-		v1: &a2a.Client{AIM: true, HTTPClient: srv.Client(),
-			Interface: a2a.AgentInterface{URL: srv.URL + PathV1, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version10}},
-		v03: &a2a.Client{HTTPClient: srv.Client(),
-			Interface: a2a.AgentInterface{URL: srv.URL + PathV03, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version03}},
+	return &agent{
+		h: h, srv: srv,
+		v1: &a2a.Client{
+			AIM: true, HTTPClient: srv.Client(),
+			Interface: a2a.AgentInterface{URL: srv.URL + PathV1, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version10},
+		},
+		v03: &a2a.Client{
+			HTTPClient: srv.Client(),
+			Interface:  a2a.AgentInterface{URL: srv.URL + PathV03, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version03},
+		},
 	}
 }
 
@@ -47,8 +52,10 @@ func (a *agent) plain(version string) *a2a.Client {
 	if version == a2a.Version03 {
 		path = PathV03
 	}
-	return &a2a.Client{HTTPClient: a.srv.Client(),
-		Interface: a2a.AgentInterface{URL: a.srv.URL + path, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: version}}
+	return &a2a.Client{
+		HTTPClient: a.srv.Client(),
+		Interface:  a2a.AgentInterface{URL: a.srv.URL + path, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: version},
+	}
 }
 
 func (a *agent) client(version string) *a2a.Client {

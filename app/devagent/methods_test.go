@@ -371,14 +371,18 @@ func TestListTasks(t *testing.T) {
 			}
 		}},
 		{"statusTimestampAfter", a2a.ListTasksRequest{StatusTimestampAfter: &mid}, 20, nil},
-		{"includeArtifacts and historyLength", a2a.ListTasksRequest{IncludeArtifacts: true, HistoryLength: intp(0), PageSize: intp(3)}, 120,
+		{
+			"includeArtifacts and historyLength",
+			a2a.ListTasksRequest{IncludeArtifacts: true, HistoryLength: intp(0), PageSize: intp(3)},
+			120,
 			func(t *testing.T, r *a2a.ListTasksResponse) {
 				for _, task := range r.Tasks {
 					if len(task.Artifacts) != 1 || len(task.History) != 0 {
 						t.Errorf("%d artifacts, %d history", len(task.Artifacts), len(task.History))
 					}
 				}
-			}},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -426,8 +430,10 @@ func TestPushNotificationConfigs(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			c := a.plain(v)
 			task := send(t, c, "task x", nil)
-			cfg, err := c.CreateTaskPushNotificationConfig(ctxT(t), &a2a.TaskPushNotificationConfig{TaskID: task.ID, ID: "cfg-1",
-				URL: "https://example.invalid/hook", Token: "tok", Authentication: &a2a.AuthenticationInfo{Scheme: "Bearer"}})
+			cfg, err := c.CreateTaskPushNotificationConfig(ctxT(t), &a2a.TaskPushNotificationConfig{
+				TaskID: task.ID, ID: "cfg-1",
+				URL: "https://example.invalid/hook", Token: "tok", Authentication: &a2a.AuthenticationInfo{Scheme: "Bearer"},
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -461,8 +467,10 @@ func TestExtendedCard(t *testing.T) {
 		_, err := plain.plain(v).GetExtendedAgentCard(ctxT(t))
 		wantCode(t, err, a2a.CodeExtendedAgentCardNotConfigured)
 	}
-	ext := &a2a.AgentCard{Name: "extended", Version: "1", SupportedInterfaces: []a2a.AgentInterface{{URL: "http://x/a2a/v1",
-		ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: "1.0"}}}
+	ext := &a2a.AgentCard{Name: "extended", Version: "1", SupportedInterfaces: []a2a.AgentInterface{{
+		URL:             "http://x/a2a/v1",
+		ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: "1.0",
+	}}}
 	withCard := newAgent(t, HandlerConfig{ExtendedCard: ext})
 	for _, v := range versions {
 		got, err := withCard.plain(v).GetExtendedAgentCard(ctxT(t))

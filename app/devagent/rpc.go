@@ -107,8 +107,10 @@ func writeError(w http.ResponseWriter, id json.RawMessage, e *a2a.RPCError) {
 func writeResponse(w http.ResponseWriter, resp *a2a.Response) {
 	b, err := json.Marshal(resp)
 	if err != nil { // an unencodable error.data: send the error without it
-		b, _ = json.Marshal(&a2a.Response{JSONRPC: "2.0", ID: resp.ID,
-			Error: rpcErrorf(a2a.CodeInternalError, "could not encode the response: %v", err)})
+		b, _ = json.Marshal(&a2a.Response{
+			JSONRPC: "2.0", ID: resp.ID,
+			Error: rpcErrorf(a2a.CodeInternalError, "could not encode the response: %v", err),
+		})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)

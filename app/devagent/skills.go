@@ -50,60 +50,84 @@ type skill struct {
 
 // skillTable is the routing table, in card order. It is never modified.
 var skillTable = []skill{
-	{id: "echo", name: "Echo", keywords: nil,
+	{
+		id: "echo", name: "Echo", keywords: nil,
 		description: "The default: any text that matches no other skill comes back as a Message (no task).",
 		tags:        []string{"chat", "message"}, examples: []string{"Hello, agent!"}, outputModes: []string{"text/plain"},
-		reply: replyEcho},
-	{id: "echo-task", name: "Echo as a task", keywords: []string{"task"},
+		reply: replyEcho,
+	},
+	{
+		id: "echo-task", name: "Echo as a task", keywords: []string{"task"},
 		description: "\"task <text>\": a task that completes at once with the text as an artifact.",
 		tags:        []string{"task"}, examples: []string{"task remember the milk"}, outputModes: []string{"text/plain"},
-		run: runEchoTask},
-	{id: "long", name: "Long streamed answer", keywords: []string{"long", "stream", "markdown"},
+		run: runEchoTask,
+	},
+	{
+		id: "long", name: "Long streamed answer", keywords: []string{"long", "stream", "markdown"},
 		description: "A Markdown answer streamed as one artifact in many chunks (append, lastChunk), 50 ms apart.",
 		tags:        []string{"streaming", "artifact"}, examples: []string{"long"}, outputModes: []string{"text/markdown"},
-		run: runLong},
-	{id: "file", name: "File artifacts", keywords: []string{"file", "files", "image", "png"},
+		run: runLong,
+	},
+	{
+		id: "file", name: "File artifacts", keywords: []string{"file", "files", "image", "png"},
 		description: "Two raw file parts with mediaType and filename: a PNG image and a text file.",
 		tags:        []string{"file", "artifact"}, examples: []string{"file"}, outputModes: []string{"image/png", "text/plain"},
-		run: runFile},
-	{id: "ask", name: "Ask for input", keywords: []string{"ask", "input"},
+		run: runFile,
+	},
+	{
+		id: "ask", name: "Ask for input", keywords: []string{"ask", "input"},
 		description: "TASK_STATE_INPUT_REQUIRED with a requirement of kind input (with an inputSchema); answer with ContinueTask " +
 			"(A2A 0.3: send a message with the taskId).",
 		tags: []string{"aim", "input-required"}, examples: []string{"ask"}, outputModes: []string{"text/plain"},
-		run: runAsk},
-	{id: "confirm", name: "Confirm an operation", keywords: []string{"confirm", "delete", "approve"},
+		run: runAsk,
+	},
+	{
+		id: "confirm", name: "Confirm an operation", keywords: []string{"confirm", "delete", "approve"},
 		description: "TASK_STATE_AUTH_REQUIRED with a confirmation requirement (risk, title, summary, action, actionDigest, " +
 			"expiresAt, version). Approve: the task completes with a result artifact. Reject: it is canceled and nothing is done.",
 		tags: []string{"aim", "confirmation", "auth-required"}, examples: []string{"confirm"}, outputModes: []string{"text/plain"},
-		run: runConfirm},
-	{id: "form", name: "A2UI form", keywords: []string{"form", "a2ui", "surface"},
+		run: runConfirm,
+	},
+	{
+		id: "form", name: "A2UI form", keywords: []string{"form", "a2ui", "surface"},
 		description: "A task whose reply carries an A2UI surface (a login form: two TextFields and a Button), one data part " +
 			"with mediaType application/a2ui+json per A2UI message. \"form v1\" sends A2UI v1.0, otherwise v0.9. Pressing " +
 			"the button sends the action back; the agent acknowledges its name and context.",
 		tags: []string{"a2ui"}, examples: []string{"form", "form v1"}, outputModes: []string{a2uiMediaType},
-		run: runForm},
-	{id: "a2ui-action", name: "A2UI action", keywords: nil,
+		run: runForm,
+	},
+	{
+		id: "a2ui-action", name: "A2UI action", keywords: nil,
 		description: "A message whose data part (or metadata) holds an A2UI \"action\" or \"userAction\" is acknowledged " +
 			"with the action's name and context values.",
 		tags: []string{"a2ui"}, outputModes: []string{"text/plain"},
-		reply: replyAction},
-	{id: "slow", name: "Slow task", keywords: []string{"slow"},
+		reply: replyAction,
+	},
+	{
+		id: "slow", name: "Slow task", keywords: []string{"slow"},
 		description: "Several seconds of TASK_STATE_WORKING updates (five steps, one second apart), then a result.",
 		tags:        []string{"task", "progress"}, examples: []string{"slow"}, outputModes: []string{"text/plain"},
-		run: runSlow},
-	{id: "fail", name: "Failing task", keywords: []string{"fail", "error"},
+		run: runSlow,
+	},
+	{
+		id: "fail", name: "Failing task", keywords: []string{"fail", "error"},
 		description: "A task that ends in TASK_STATE_FAILED with a readable reason.",
 		tags:        []string{"task", "error"}, examples: []string{"fail"}, outputModes: []string{"text/plain"},
-		run: runFail},
-	{id: "count", name: "Cancellable counter", keywords: []string{"count", "counter"},
+		run: runFail,
+	},
+	{
+		id: "count", name: "Cancellable counter", keywords: []string{"count", "counter"},
 		description: "Counts up every 200 ms until you cancel the task (it gives up after ten minutes).",
 		tags:        []string{"task", "cancel"}, examples: []string{"count"}, outputModes: []string{"text/plain"},
-		run: runCount},
-	{id: "bench", name: "Stream N events", keywords: []string{"bench"},
+		run: runCount,
+	},
+	{
+		id: "bench", name: "Stream N events", keywords: []string{"bench"},
 		description: "\"bench N\" (default 1000, at most 100000): N events as fast as possible, alternating status updates " +
 			"and artifact chunks; the N-th is the completed status.",
 		tags: []string{"benchmark", "streaming"}, examples: []string{"bench 10000"}, outputModes: []string{"text/plain"},
-		run: runBench},
+		run: runBench,
+	},
 }
 
 func skillByID(id string) *skill {
@@ -240,8 +264,10 @@ func (r *run) msg(parts ...a2a.Part) *a2a.Message {
 
 func (r *run) status(state a2a.TaskState, m *a2a.Message) error {
 	now := time.Now().UTC()
-	return r.e.publish(&a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: r.taskID,
-		ContextID: r.contextID, Status: a2a.TaskStatus{State: state, Message: m, Timestamp: &now}}}, nil)
+	return r.e.publish(&a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{
+		TaskID:    r.taskID,
+		ContextID: r.contextID, Status: a2a.TaskStatus{State: state, Message: m, Timestamp: &now},
+	}}, nil)
 }
 
 func (r *run) say(state a2a.TaskState, text string) error {
@@ -249,8 +275,10 @@ func (r *run) say(state a2a.TaskState, text string) error {
 }
 
 func (r *run) artifact(a a2a.Artifact, appendChunk, last bool) error {
-	return r.e.publish(&a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{TaskID: r.taskID,
-		ContextID: r.contextID, Artifact: a, Append: appendChunk, LastChunk: last}}, nil)
+	return r.e.publish(&a2a.StreamResponse{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{
+		TaskID:    r.taskID,
+		ContextID: r.contextID, Artifact: a, Append: appendChunk, LastChunk: last,
+	}}, nil)
 }
 
 func (r *run) pause(d time.Duration) error { return r.h.pause(r.ctx, d) }
@@ -272,8 +300,10 @@ func (r *run) ask(state a2a.TaskState, text string, req *aim.Requirement) (answe
 		return answer{}, err
 	}
 	now := time.Now().UTC()
-	ev := &a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: r.taskID, ContextID: r.contextID,
-		Status: a2a.TaskStatus{State: state, Message: r.msg(a2a.TextPart(text), part), Timestamp: &now}}}
+	ev := &a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{
+		TaskID: r.taskID, ContextID: r.contextID,
+		Status: a2a.TaskStatus{State: state, Message: r.msg(a2a.TextPart(text), part), Timestamp: &now},
+	}}
 	if err := r.e.publish(ev, req); err != nil {
 		return answer{}, err
 	}
@@ -295,8 +325,10 @@ func newRequirement(kind aim.RequirementKind, title, summary string, risk aim.Ri
 	if err != nil {
 		return nil, err
 	}
-	req := &aim.Requirement{RequirementID: uuid.NewString(), Kind: kind, Version: 1, Title: title, Summary: summary,
-		Risk: risk, Action: raw, ActionDigest: d}
+	req := &aim.Requirement{
+		RequirementID: uuid.NewString(), Kind: kind, Version: 1, Title: title, Summary: summary,
+		Risk: risk, Action: raw, ActionDigest: d,
+	}
 	if ttl > 0 {
 		exp := time.Now().UTC().Add(ttl).Truncate(time.Second)
 		req.ExpiresAt = &exp
@@ -385,10 +417,14 @@ func runFile(r *run, _ *a2a.Message, _ string) error {
 		return err
 	}
 	files := []a2a.Artifact{
-		{ArtifactID: uuid.NewString(), Name: "aim-dot.png", Description: "A 32×32 PNG",
-			Parts: []a2a.Part{a2a.FilePart("aim-dot.png", "image/png", assets.DemoImage)}},
-		{ArtifactID: uuid.NewString(), Name: "notes.txt", Description: "A small text file",
-			Parts: []a2a.Part{a2a.FilePart("notes.txt", "text/plain", assets.DemoNotes)}},
+		{
+			ArtifactID: uuid.NewString(), Name: "aim-dot.png", Description: "A 32×32 PNG",
+			Parts: []a2a.Part{a2a.FilePart("aim-dot.png", "image/png", assets.DemoImage)},
+		},
+		{
+			ArtifactID: uuid.NewString(), Name: "notes.txt", Description: "A small text file",
+			Parts: []a2a.Part{a2a.FilePart("notes.txt", "text/plain", assets.DemoNotes)},
+		},
 	}
 	for _, a := range files {
 		if err := r.artifact(a, false, true); err != nil {
@@ -440,8 +476,10 @@ type confirmAction struct {
 }
 
 func runConfirm(r *run, _ *a2a.Message, _ string) error {
-	action := confirmAction{Operation: "calendar.deleteEvents", Calendar: "demo",
-		EventIDs: []string{"evt-1", "evt-2", "evt-3"}, Note: "demo only: nothing real is deleted"}
+	action := confirmAction{
+		Operation: "calendar.deleteEvents", Calendar: "demo",
+		EventIDs: []string{"evt-1", "evt-2", "evt-3"}, Note: "demo only: nothing real is deleted",
+	}
 	req, err := newRequirement(aim.KindConfirmation, "Delete 3 calendar events",
 		"Delete **3 events** from the *demo* calendar: `evt-1`, `evt-2`, `evt-3`. This cannot be undone.",
 		aim.RiskHigh, action, r.h.cfg.Hooks.RequirementTTL)
@@ -461,13 +499,17 @@ func runConfirm(r *run, _ *a2a.Message, _ string) error {
 	if err := r.pause(workPause); err != nil {
 		return err
 	}
-	result, err := a2a.DataPart(map[string]any{"deleted": action.EventIDs, "calendar": action.Calendar,
-		"requirementId": ans.requirement.RequirementID, "version": ans.requirement.Version}, "application/json")
+	result, err := a2a.DataPart(map[string]any{
+		"deleted": action.EventIDs, "calendar": action.Calendar,
+		"requirementId": ans.requirement.RequirementID, "version": ans.requirement.Version,
+	}, "application/json")
 	if err != nil {
 		return err
 	}
-	a := a2a.Artifact{ArtifactID: uuid.NewString(), Name: "result",
-		Parts: []a2a.Part{a2a.TextPart("Deleted 3 events from the demo calendar (nothing real was touched)."), result}}
+	a := a2a.Artifact{
+		ArtifactID: uuid.NewString(), Name: "result",
+		Parts: []a2a.Part{a2a.TextPart("Deleted 3 events from the demo calendar (nothing real was touched)."), result},
+	}
 	if err := r.artifact(a, false, true); err != nil {
 		return err
 	}

@@ -62,10 +62,14 @@ type entry struct {
 // history. When the store is full it evicts the oldest ended task.
 func (s *store) create(taskID, contextID string, msg *a2a.Message, cancel context.CancelFunc) (*entry, error) {
 	now := time.Now().UTC()
-	e := &entry{store: s, cancel: cancel, answers: make(chan answer, 1), artIndex: map[string]int{},
-		subs: map[*subscriber]struct{}{}, changed: make(chan struct{})}
-	e.task = a2a.Task{ID: taskID, ContextID: contextID,
-		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: &now}}
+	e := &entry{
+		store: s, cancel: cancel, answers: make(chan answer, 1), artIndex: map[string]int{},
+		subs: map[*subscriber]struct{}{}, changed: make(chan struct{}),
+	}
+	e.task = a2a.Task{
+		ID: taskID, ContextID: contextID,
+		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: &now},
+	}
 	if msg != nil {
 		e.task.History = append(e.task.History, *msg)
 	}

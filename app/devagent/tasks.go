@@ -183,8 +183,10 @@ func (h *Handler) ChangePlan(taskID string, edit func(taskID string, r *aim.Requ
 	}
 	t := &e.task
 	ts := time.Now().UTC()
-	st := a2a.TaskStatus{State: t.Status.State, Timestamp: &ts,
-		Message: agentMessage(t.ID, t.ContextID, a2a.TextPart("The plan changed: please review it again."), part)}
+	st := a2a.TaskStatus{
+		State: t.Status.State, Timestamp: &ts,
+		Message: agentMessage(t.ID, t.ContextID, a2a.TextPart("The plan changed: please review it again."), part),
+	}
 	e.applyStatusLocked(st)
 	e.pending = &next
 	e.fanoutLocked(&a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: st}})
@@ -201,8 +203,10 @@ func (h *Handler) cancelTask(e *entry) error {
 		return err
 	}
 	ts := time.Now().UTC()
-	st := a2a.TaskStatus{State: a2a.TaskStateCanceled, Timestamp: &ts,
-		Message: agentMessage(t.ID, t.ContextID, a2a.TextPart("Canceled at your request."))}
+	st := a2a.TaskStatus{
+		State: a2a.TaskStateCanceled, Timestamp: &ts,
+		Message: agentMessage(t.ID, t.ContextID, a2a.TextPart("Canceled at your request.")),
+	}
 	e.applyStatusLocked(st)
 	e.pending = nil
 	e.fanoutLocked(&a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: st}})

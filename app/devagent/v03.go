@@ -111,8 +111,10 @@ func (h *Handler) v03Unary(method string, params json.RawMessage) (any, error) {
 		if e := decodeLoose(params, &p); e != nil {
 			return nil, e
 		}
-		c := a2a.TaskPushNotificationConfig{TaskID: p.TaskID, ID: p.PushNotificationConfig.ID,
-			URL: p.PushNotificationConfig.URL, Token: p.PushNotificationConfig.Token}
+		c := a2a.TaskPushNotificationConfig{
+			TaskID: p.TaskID, ID: p.PushNotificationConfig.ID,
+			URL: p.PushNotificationConfig.URL, Token: p.PushNotificationConfig.Token,
+		}
 		if a := p.PushNotificationConfig.Authentication; a != nil && len(a.Schemes) > 0 {
 			c.Authentication = &a2a.AuthenticationInfo{Scheme: a.Schemes[0], Credentials: a.Credentials}
 		}
@@ -160,11 +162,15 @@ func (h *Handler) v03Unary(method string, params json.RawMessage) (any, error) {
 }
 
 func pushToV03(c a2a.TaskPushNotificationConfig) a2a.TaskPushConfigV03 {
-	out := a2a.TaskPushConfigV03{TaskID: c.TaskID,
-		PushNotificationConfig: a2a.PushConfigV03{ID: c.ID, URL: c.URL, Token: c.Token}}
+	out := a2a.TaskPushConfigV03{
+		TaskID:                 c.TaskID,
+		PushNotificationConfig: a2a.PushConfigV03{ID: c.ID, URL: c.URL, Token: c.Token},
+	}
 	if c.Authentication != nil {
-		out.PushNotificationConfig.Authentication = &a2a.PushAuthV03{Schemes: []string{c.Authentication.Scheme},
-			Credentials: c.Authentication.Credentials}
+		out.PushNotificationConfig.Authentication = &a2a.PushAuthV03{
+			Schemes:     []string{c.Authentication.Scheme},
+			Credentials: c.Authentication.Credentials,
+		}
 	}
 	return out
 }

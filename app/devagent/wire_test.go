@@ -36,11 +36,17 @@ func TestWrongRequests(t *testing.T) {
 	}{
 		{"role user on v1", PathV1, v1Headers, send(userMsgJSON("user", 1, "")), a2a.CodeInvalidParams, `"req-7"`, "/params/message/role"},
 		{"18 parts", PathV1, v1Headers, send(userMsgJSON("ROLE_USER", 18, "")), a2a.CodeInvalidParams, `"req-7"`, "/params/message/parts"},
-		{"taskId on SendMessage", PathV1, v1Headers, send(userMsgJSON("ROLE_USER", 1, `,"taskId":"7d4bd1f4-38a4-4a6b-9f3c-000000000000"`)),
-			a2a.CodeInvalidParams, `"req-7"`, "/params/message/taskId"},
+		{
+			"taskId on SendMessage", PathV1, v1Headers, send(userMsgJSON("ROLE_USER", 1, `,"taskId":"7d4bd1f4-38a4-4a6b-9f3c-000000000000"`)),
+			a2a.CodeInvalidParams, `"req-7"`, "/params/message/taskId",
+		},
 		{"missing A2A-Version", PathV1, nil, send(userMsgJSON("ROLE_USER", 1, "")), a2a.CodeVersionNotSupported, `"req-7"`, "A2A-Version"},
-		{"A2A-Version 0.3 on v1", PathV1, map[string]string{"A2A-Version": "0.3"}, send(userMsgJSON("ROLE_USER", 1, "")),
-			a2a.CodeVersionNotSupported, `"req-7"`, "0.3"},
+		{
+			"A2A-Version 0.3 on v1", PathV1,
+			map[string]string{"A2A-Version": "0.3"},
+			send(userMsgJSON("ROLE_USER", 1, "")),
+			a2a.CodeVersionNotSupported, `"req-7"`, "0.3",
+		},
 		{"bad JSON", PathV1, v1Headers, `{"jsonrpc":"2.0",`, a2a.CodeParseError, "null", "not valid JSON"},
 		{"batch", PathV1, v1Headers, `[{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{}}]`, a2a.CodeInvalidRequest, "null", "batch"},
 		{"not an object", PathV1, v1Headers, `"hello"`, a2a.CodeInvalidRequest, "null", "object"},
@@ -51,18 +57,29 @@ func TestWrongRequests(t *testing.T) {
 		{"realtime not offered", PathV1, v1Headers, `{"jsonrpc":"2.0","id":4,"method":"aim.realtime.GetSession","params":{}}`, a2a.CodeUnsupportedOperation, "4", "offers no realtime sessions"},
 		{"GetTask id not a uuid", PathV1, v1Headers, `{"jsonrpc":"2.0","id":5,"method":"GetTask","params":{"id":"x"}}`, a2a.CodeInvalidParams, "5", "/params/id"},
 		{"ListTasks pageSize 101", PathV1, v1Headers, `{"jsonrpc":"2.0","id":5,"method":"ListTasks","params":{"pageSize":101}}`, a2a.CodeInvalidParams, "5", "pageSize"},
-		{"push config unknown field", PathV1, v1Headers,
+		{
+			"push config unknown field", PathV1, v1Headers,
 			`{"jsonrpc":"2.0","id":6,"method":"CreateTaskPushNotificationConfig","params":{"taskId":"t","url":"https://x","bogus":1}}`,
-			a2a.CodeInvalidParams, "6", "bogus"},
-		{"extended card not configured", PathV1, v1Headers, `{"jsonrpc":"2.0","id":6,"method":"GetExtendedAgentCard","params":{}}`,
-			a2a.CodeExtendedAgentCardNotConfigured, "6", "extended"},
-		{"v0.3 invalid message", PathV03, nil, `{"jsonrpc":"2.0","id":8,"method":"message/send","params":{"message":{"role":"user"}}}`,
-			a2a.CodeInvalidParams, "8", "A2A 0.3 schema"},
+			a2a.CodeInvalidParams, "6", "bogus",
+		},
+		{
+			"extended card not configured", PathV1, v1Headers, `{"jsonrpc":"2.0","id":6,"method":"GetExtendedAgentCard","params":{}}`,
+			a2a.CodeExtendedAgentCardNotConfigured, "6", "extended",
+		},
+		{
+			"v0.3 invalid message", PathV03, nil, `{"jsonrpc":"2.0","id":8,"method":"message/send","params":{"message":{"role":"user"}}}`,
+			a2a.CodeInvalidParams, "8", "A2A 0.3 schema",
+		},
 		{"v0.3 unknown method", PathV03, nil, `{"jsonrpc":"2.0","id":8,"method":"SendMessage","params":{}}`, a2a.CodeMethodNotFound, "8", "SendMessage"},
-		{"v0.3 with A2A-Version 1.0", PathV03, v1Headers, `{"jsonrpc":"2.0","id":8,"method":"tasks/get","params":{"id":"x"}}`,
-			a2a.CodeVersionNotSupported, "8", "0.3"},
-		{"v0.3 unknown task", PathV03, map[string]string{"X-A2A-Extensions": "urn:aim:a2a:requirements:v1"},
-			`{"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"id":"nope"}}`, a2a.CodeTaskNotFound, "9", "nope"},
+		{
+			"v0.3 with A2A-Version 1.0", PathV03, v1Headers, `{"jsonrpc":"2.0","id":8,"method":"tasks/get","params":{"id":"x"}}`,
+			a2a.CodeVersionNotSupported, "8", "0.3",
+		},
+		{
+			"v0.3 unknown task", PathV03,
+			map[string]string{"X-A2A-Extensions": "urn:aim:a2a:requirements:v1"},
+			`{"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"id":"nope"}}`, a2a.CodeTaskNotFound, "9", "nope",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -241,8 +241,11 @@ func TestRoundTrip(t *testing.T) {
 		{"empty data", []in{{"", "", ""}}, []testEvent{msg("")}},
 		{"only line ends", []in{{"", "", "\r\n\r\n"}}, []testEvent{msg("\n\n")}},
 		{"spaces and colons", []in{{" id ", " t ", " a: b "}}, []testEvent{{ID: " id ", Type: " t ", Data: " a: b "}}},
-		{"sticky id", []in{{"1", "x", "a"}, {"", "", "b"}, {"2", "", "c"}},
-			[]testEvent{{ID: "1", Type: "x", Data: "a"}, {ID: "1", Type: "message", Data: "b"}, {ID: "2", Type: "message", Data: "c"}}},
+		{
+			"sticky id",
+			[]in{{"1", "x", "a"}, {"", "", "b"}, {"2", "", "c"}},
+			[]testEvent{{ID: "1", Type: "x", Data: "a"}, {ID: "1", Type: "message", Data: "b"}, {ID: "2", Type: "message", Data: "c"}},
+		},
 		{"binary", []in{{"", "", "\x00\xff:\x01"}}, []testEvent{msg("\x00\xff:\x01")}},
 		{"BOM first", []in{{"", "", "\xEF\xBB\xBFx"}}, []testEvent{msg("\xEF\xBB\xBFx")}},
 	}

@@ -101,7 +101,8 @@ func rawDB(t testing.TB, path string) *sql.DB {
 
 func pragmaInt(t testing.TB, db interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, name string) int64 {
+}, name string,
+) int64 {
 	t.Helper()
 	var v int64
 	if err := db.QueryRowContext(context.Background(), "PRAGMA "+name).Scan(&v); err != nil {

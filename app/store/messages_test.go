@@ -38,8 +38,10 @@ func TestAppendMessage(t *testing.T) {
 	}
 
 	// Every field round-trips.
-	in := Message{ID: "m", ConversationID: "c2", Role: "ROLE_AGENT", Parts: []byte(`[{"text":"héllo"}]`), State: "streaming",
-		TaskID: "t", Error: "e", CreatedAt: at(20), UpdatedAt: at(21)}
+	in := Message{
+		ID: "m", ConversationID: "c2", Role: "ROLE_AGENT", Parts: []byte(`[{"text":"héllo"}]`), State: "streaming",
+		TaskID: "t", Error: "e", CreatedAt: at(20), UpdatedAt: at(21),
+	}
 	if err := s.AppendMessage(ctx, &in); err != nil {
 		t.Fatal(err)
 	}

@@ -168,12 +168,18 @@ func TestQueryPlans(t *testing.T) {
 		{"MessageCount", messageCountSQL, "USING COVERING INDEX messages_by_conversation", []any{"c"}},
 		{"MessageByTask", messageByTaskSQL, "USING INDEX messages_by_task", []any{"t"}},
 		{"UpdateMessage", updateMessageSQL, "USING INDEX sqlite_autoindex_messages_1", []any{"[]", "done", "", "", 1, "m"}},
-		{"Conversations", `SELECT ` + conversationCols + ` FROM conversations WHERE agent_id = 'a' ORDER BY updated_at DESC, rowid DESC`,
-			"USING INDEX conversations_by_agent", nil},
-		{"Tasks", `SELECT ` + taskCols + ` FROM tasks WHERE agent_id = 'a' ORDER BY updated_at DESC, rowid DESC`,
-			"USING INDEX tasks_by_agent", nil},
-		{"OpenTasks", `SELECT ` + taskCols + ` FROM tasks WHERE ` + openTasksWhere + ` ORDER BY updated_at DESC, rowid DESC`,
-			"USING INDEX tasks_open", nil},
+		{
+			"Conversations", `SELECT ` + conversationCols + ` FROM conversations WHERE agent_id = 'a' ORDER BY updated_at DESC, rowid DESC`,
+			"USING INDEX conversations_by_agent", nil,
+		},
+		{
+			"Tasks", `SELECT ` + taskCols + ` FROM tasks WHERE agent_id = 'a' ORDER BY updated_at DESC, rowid DESC`,
+			"USING INDEX tasks_by_agent", nil,
+		},
+		{
+			"OpenTasks", `SELECT ` + taskCols + ` FROM tasks WHERE ` + openTasksWhere + ` ORDER BY updated_at DESC, rowid DESC`,
+			"USING INDEX tasks_open", nil,
+		},
 		{"Audit", auditSQL, "USING INDEX audit_by_time", []any{"q", "%q%", 100}},
 	}
 	for _, tc := range tests {

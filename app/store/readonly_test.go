@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,9 +18,6 @@ import (
 // bits do not bind root, so as root the test runs itself again as the
 // unprivileged user "nobody" (uid 65534).
 func TestOpenReadOnly(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("folder permission bits do not make a folder read-only on Windows")
-	}
 	if os.Geteuid() == 0 {
 		runAsNobody(t, "^TestOpenReadOnly$")
 		return

@@ -39,8 +39,10 @@ func (s *Store) prepareStmts(ctx context.Context) error {
 
 func (st *stmts) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{st.appendMessage, st.touchConversation, st.updateMessage,
-		st.messages, st.lastMessages, st.messageCount} {
+	for _, s := range []*sql.Stmt{
+		st.appendMessage, st.touchConversation, st.updateMessage,
+		st.messages, st.lastMessages, st.messageCount,
+	} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}

@@ -227,8 +227,10 @@ func (s *Store) Check(ctx context.Context) error {
 		return s.fail("check", err)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("store: check: %w", &kindError{kind: ErrDamaged, label: "database is damaged",
-			err: errors.New(strings.Join(problems, "; "))})
+		return fmt.Errorf("store: check: %w", &kindError{
+			kind: ErrDamaged, label: "database is damaged",
+			err: errors.New(strings.Join(problems, "; ")),
+		})
 	}
 	return nil
 }
