@@ -194,7 +194,9 @@ done
 size=$(identify -format '%wx%h' "$shot")
 say "screenshot $shot ($size, $colours colours)"
 rss_kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$app_pid/status" 2>/dev/null || echo 0)
+anon_kb=$(awk '/^RssAnon:/ {print $2}' "/proc/$app_pid/status" 2>/dev/null || echo 0)
 echo "idle-rss-kb: $rss_kb"
+echo "idle-rss-anon-kb: $anon_kb (the rest is file-backed: the binary and, under Xvfb, Mesa's libLLVM)"
 
 # 5b. The conversation the app started with --send: once the answer has
 # streamed, the window must look different from the first screenshot.
