@@ -9,7 +9,8 @@ package ui
 // session's events, the transcript, requests, approvals, the send queue),
 // callshare.go (screen and camera sharing, the picker, pointing),
 // callwidgets.go (meters, the voice visualizer, the pointing area, the
-// coalescer) and callglue.go (the interfaces over media and app/aim).
+// coalescer), callkeep.go (the kept transcript) and callglue.go (the
+// interfaces over media and app/aim).
 //
 // One window per agent. It opens on the pre-join screen (callprejoin.go),
 // then creates the session (app/aim through the core), registers this
@@ -58,6 +59,8 @@ const (
 	callStatusKeep = 8 * time.Second
 	// callEndReason is EndSession's reason when the user ends the call.
 	callEndReason = "ended by the user"
+	// callKeepQueue bounds the transcript lines waiting to be stored.
+	callKeepQueue = 256
 )
 
 // callPhase is where the call window stands.
@@ -208,6 +211,9 @@ type callWindow struct {
 	cancel context.CancelFunc
 	live   callLive
 	sendQ  chan callSend
+	// keepQ holds the final transcript lines to store in the call's
+	// conversation (only when the user chose to keep a transcript).
+	keepQ chan callKept
 
 	phase   callPhase
 	pre     *callPrejoin
@@ -236,7 +242,14 @@ type callWindow struct {
 	screens     []media.Device
 	statusSeq   int
 	sessionSeen bool
-	mediaEvents int // media updates applied (tests)
+	agentDown   bool // the control plane's event stream is down
+	mediaEvents int  // media updates applied (tests)
+
+	// in-call device choice: the ids behind the selects, the devices in
+	// use, and whether the selects are being filled (not the user's pick)
+	micIDs, spkIDs []string
+	micID, spkID   string
+	fillingDevs    bool
 
 	// widgets of the call
 	root         *fyne.Container
@@ -245,6 +258,11 @@ type callWindow struct {
 	connBar      *fyne.Container
 	connText     *canvas.Text
 	connBg       *canvas.Rectangle
+	agentBar     *fyne.Container
+	agentText    *canvas.Text
+	deviceRow    *fyne.Container
+	micSel       *widget.Select
+	spkSel       *widget.Select
 	reqBar       *fyne.Container
 	reqText      *widget.Label
 	opBar        *fyne.Container
@@ -284,6 +302,7 @@ func newCallWindow(m *callManager, a app.Agent) *callWindow {
 	cw := &callWindow{
 		m: m, env: m.env, agent: a, sharing: map[aim.MediaSource]bool{},
 		onceReq: map[aim.MediaSource]string{}, usedOnce: map[string]bool{}, sendQ: make(chan callSend, 64),
+		keepQ: make(chan callKept, callKeepQueue),
 	}
 	cw.ctx, cw.cancel = context.WithCancel(m.env.ctx)
 	cw.win = m.env.app.NewWindow("Call with " + cw.agentName())
@@ -365,6 +384,7 @@ func (cw *callWindow) requestClose() {
 // join leaves the pre-join screen and starts the call.
 func (cw *callWindow) join(ch callChoices) {
 	cw.choices = ch
+	cw.micID, cw.spkID = ch.MicID, ch.SpeakerID
 	cw.phase = callJoining
 	cw.ptt = ch.PushToTalk
 	cw.buildCall()
@@ -410,7 +430,11 @@ func (cw *callWindow) connect(ctx context.Context, engine callEngine, agentID st
 		cw.endLate(s, nil)
 		return nil
 	}
-	go cw.followSession(ctx, agentID, s)
+	convID := ""
+	if ch.KeepTranscript {
+		convID = cw.startTranscript(ctx, agentID)
+	}
+	go cw.followSession(ctx, agentID, convID, s)
 	go cw.sender(ctx, s)
 	caps := aim.EndpointCapabilities{
 		AudioInput: engine != nil && !ch.NoMic, AudioOutput: engine != nil && !ch.NoSpeaker,
@@ -508,7 +532,8 @@ func (cw *callWindow) mediaReady(c callMedia, err error) {
 		cw.startShare(aim.SourceCamera, cw.choices.CameraID)
 	}
 	if c != nil {
-		cw.loadScreens()
+		cw.setShown(cw.deviceRow, true)
+		cw.watchDevices()
 	}
 }
 
@@ -527,9 +552,9 @@ func (cw *callWindow) loadScreens() {
 
 // followSession shows each session event to the core (approvals), then
 // applies it on the Fyne goroutine.
-func (cw *callWindow) followSession(ctx context.Context, agentID string, s callSession) {
+func (cw *callWindow) followSession(ctx context.Context, agentID, convID string, s callSession) {
 	for ev := range s.Events(ctx) {
-		cw.m.control.Observe(agentID, s, ev)
+		cw.m.control.Observe(agentID, convID, s, ev)
 		cw.env.do(func() { cw.onSessionEvent(ev) })
 	}
 }
@@ -553,6 +578,7 @@ func (cw *callWindow) agentEnded(reason string) {
 	cw.setStatus(text+".", widget.MediumImportance, true)
 	cw.addNote(text + ".")
 	cw.hideRequest()
+	cw.setAgentDown(false)
 	cw.stateLabel.SetText("")
 	cw.viz.SetActive(false)
 	cw.leaveInBackground("")

@@ -101,6 +101,10 @@ type fakeMedia struct {
 	events chan media.Event
 	left   bool
 	fw, fh int
+	// SwitchMic and SwitchSpeaker record the ids asked for and fail with
+	// switchErr when set.
+	mics, speakers []string
+	switchErr      error
 }
 
 func newFakeMedia(p media.JoinParams) *fakeMedia {
@@ -180,8 +184,26 @@ func (m *fakeMedia) StopScreen(context.Context) error {
 
 func (m *fakeMedia) StartCamera(context.Context, media.CameraOptions) error { return media.ErrNoCamera }
 func (m *fakeMedia) StopCamera(context.Context) error                       { return nil }
-func (m *fakeMedia) SwitchMic(context.Context, string) error                { return nil }
-func (m *fakeMedia) SwitchSpeaker(context.Context, string) error            { return nil }
+
+func (m *fakeMedia) SwitchMic(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.mics = append(m.mics, id)
+	return m.switchErr
+}
+
+func (m *fakeMedia) SwitchSpeaker(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.speakers = append(m.speakers, id)
+	return m.switchErr
+}
+
+func (m *fakeMedia) switched() (mics, speakers []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.mics), slices.Clone(m.speakers)
+}
 
 func (m *fakeMedia) ScreenFrameSize() (int, int) {
 	m.mu.Lock()
@@ -278,6 +300,7 @@ type fakeControl struct {
 	sess     *fakeSession
 	opts     aim.CreateOptions
 	observed int
+	convIDs  []string // the conversation id of each observed event
 }
 
 func (c *fakeControl) EndpointKey(context.Context) (string, error) { return "install-key", nil }
@@ -290,10 +313,17 @@ func (c *fakeControl) Create(_ context.Context, _ string, o aim.CreateOptions) (
 	return c.sess, nil
 }
 
-func (c *fakeControl) Observe(string, callSession, aim.Event) {
+func (c *fakeControl) Observe(_, convID string, _ callSession, _ aim.Event) {
 	c.mu.Lock()
 	c.observed++
+	c.convIDs = append(c.convIDs, convID)
 	c.mu.Unlock()
+}
+
+func (c *fakeControl) observedConvs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.convIDs)
 }
 
 func (c *fakeControl) session() *fakeSession {
@@ -332,11 +362,18 @@ func nullDevices() media.Devices {
 
 func newFakeCallHarness(t *testing.T, e *fakeEngine) *fakeCallHarness {
 	t.Helper()
+	return newFakeCallHarnessWith(t, e, nil, realtimeTestAgent())
+}
+
+// newFakeCallHarnessWith is newFakeCallHarness with a core (may be nil)
+// and the agent to call.
+func newFakeCallHarnessWith(t *testing.T, e *fakeEngine, core *app.Core, agent app.Agent) *fakeCallHarness {
+	t.Helper()
 	a := test.NewTempApp(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &fakeCallHarness{t: t, q: &postQueue{}, engine: e, ctl: &fakeControl{}}
 	win := a.NewWindow("aimdesk")
-	h.env = &uiEnv{ctx: ctx, app: a, win: win, do: h.q.post}
+	h.env = &uiEnv{ctx: ctx, app: a, win: win, core: core, do: h.q.post}
 	h.m = newCallManager(h.env, nil)
 	h.m.control = h.ctl
 	h.m.newEngine = func() (callEngine, error) {
@@ -352,7 +389,7 @@ func newFakeCallHarness(t *testing.T, e *fakeEngine) *fakeCallHarness {
 		cancel()
 		h.q.drain()
 	})
-	h.cw = h.m.start(realtimeTestAgent())
+	h.cw = h.m.start(agent)
 	if h.cw == nil {
 		t.Fatal("no call window")
 	}
@@ -729,10 +766,16 @@ func TestCallBannersAndAgentEnding(t *testing.T) {
 	fm.send(media.Event{Conn: &media.ConnInfo{State: media.ConnConnected}})
 	h.waitFor("connected", func() bool { return !cw.connBar.Visible() && cw.connLabel.Text == "● Connected" })
 
-	// The control plane caught up after its stream dropped.
+	// The control plane's stream dropped: a banner until it caught up.
+	s.events <- aim.Event{Name: aim.EventReconnecting, Epoch: 1}
+	h.waitFor("the agent reconnecting banner", func() bool {
+		return cw.agentBar.Visible() && cw.agentText.Text == "Reconnecting to the agent…"
+	})
 	snap := cw.session
 	s.events <- aim.Event{Name: aim.EventSessionUpdated, Session: &snap, Resynced: true}
-	h.waitFor("the resync notice", func() bool { return strings.Contains(cw.status.Text, "Reconnected to the agent") })
+	h.waitFor("the resync notice", func() bool {
+		return !cw.agentBar.Visible() && strings.Contains(cw.status.Text, "Reconnected to the agent")
+	})
 
 	// The agent ends the session: media leaves, the window stays with Close.
 	ended := snap

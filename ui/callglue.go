@@ -91,7 +91,10 @@ type callSession interface {
 type callControl interface {
 	EndpointKey(ctx context.Context) (string, error)
 	Create(ctx context.Context, agentID string, o aim.CreateOptions) (callSession, error)
-	Observe(agentID string, s callSession, ev aim.Event)
+	// Observe shows an event to the core; convID is the conversation that
+	// keeps the call's transcript ("" when none), which approvals raised
+	// during the call belong to.
+	Observe(agentID, convID string, s callSession, ev aim.Event)
 }
 
 // coreControl is callControl over the core.
@@ -113,9 +116,9 @@ func (c coreControl) Create(ctx context.Context, agentID string, o aim.CreateOpt
 	return s, nil
 }
 
-func (c coreControl) Observe(agentID string, s callSession, ev aim.Event) {
+func (c coreControl) Observe(agentID, convID string, s callSession, ev aim.Event) {
 	if rs, ok := s.(*aim.RealtimeSession); ok {
-		c.core.ObserveRealtime(agentID, "", rs, ev)
+		c.core.ObserveRealtime(agentID, convID, rs, ev)
 	}
 }
 

@@ -22,7 +22,12 @@ func (cw *callWindow) onSessionEvent(ev aim.Event) {
 	if cw.root == nil {
 		return
 	}
+	if ev.Name != aim.EventReconnecting && cw.agentDown {
+		cw.setAgentDown(false) // events flow again
+	}
 	switch ev.Name {
+	case aim.EventReconnecting:
+		cw.setAgentDown(true)
 	case aim.EventSessionUpdated:
 		cw.onSession(ev)
 	case aim.EventMediaRequested:
@@ -78,6 +83,9 @@ func (cw *callWindow) addTranscript(t aim.Transcript) {
 		if !l.final {
 			l.text, l.final = t.Text, t.Final
 			cw.renderLine(l)
+			if t.Final {
+				cw.keepLine(t.Role, t.Text)
+			}
 			return
 		}
 		break
@@ -91,6 +99,18 @@ func (cw *callWindow) addTranscript(t aim.Transcript) {
 		}
 	}
 	cw.appendLine(&callLine{role: t.Role, text: t.Text, final: t.Final})
+	if t.Final {
+		cw.keepLine(t.Role, t.Text)
+	}
+}
+
+// setAgentDown shows or hides the banner that says the agent's event
+// stream dropped and is being resumed.
+func (cw *callWindow) setAgentDown(down bool) {
+	cw.agentDown = down && cw.phase != callEnded
+	if cw.agentBar != nil {
+		cw.setShown(cw.agentBar, cw.agentDown)
+	}
 }
 
 // addNote adds the app's own line to the transcript.
@@ -201,6 +221,7 @@ func (cw *callWindow) sendText() {
 	}
 	cw.entry.SetText("")
 	cw.appendLine(&callLine{role: aim.RoleUser, text: text, final: true, typed: true})
+	cw.keepLine(aim.RoleUser, text) // once: the agent's echo is not kept again
 	cw.send(aim.Text(text), "send your message", nil)
 }
 

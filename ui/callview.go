@@ -7,6 +7,7 @@ package ui
 import (
 	"fmt"
 	"image/color"
+	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -31,7 +32,7 @@ func (cw *callWindow) buildCall() {
 	cw.connLabel.Importance = widget.LowImportance
 	cw.viz = newVoiceViz()
 	header := container.NewBorder(nil, nil, nil, cw.connLabel, container.NewHBox(cw.title, cw.stateLabel))
-	top := container.NewVBox(cw.shareBar, cw.connBar, cw.reqBar, cw.opBar, header, cw.viz)
+	top := container.NewVBox(cw.shareBar, cw.connBar, cw.agentBar, cw.reqBar, cw.opBar, header, cw.viz)
 
 	cw.transcript = container.NewVBox()
 	cw.tscroll = container.NewVScroll(cw.transcript)
@@ -56,7 +57,7 @@ func (cw *callWindow) buildCall() {
 	cw.setShown(cw.duplexNote, false)
 	cw.status = wrapLabel("")
 	cw.setShown(cw.status, false)
-	bottom := container.NewVBox(cw.status, cw.duplexNote, widget.NewSeparator(), cw.controlsRow())
+	bottom := container.NewVBox(cw.status, cw.duplexNote, cw.deviceRow, widget.NewSeparator(), cw.controlsRow())
 	cw.root = container.NewBorder(top, bottom, nil, nil, center)
 }
 
@@ -75,6 +76,12 @@ func (cw *callWindow) buildBars() {
 	cw.connText.TextStyle = fyne.TextStyle{Bold: true}
 	cw.connBar = container.NewStack(cw.connBg, container.NewPadded(cw.connText))
 	cw.setShown(cw.connBar, false)
+
+	agentBg := canvas.NewRectangle(theme.Color(theme.ColorNameWarning))
+	cw.agentText = canvas.NewText("Reconnecting to the agent…", theme.Color(theme.ColorNameForegroundOnWarning))
+	cw.agentText.TextStyle = fyne.TextStyle{Bold: true}
+	cw.agentBar = container.NewStack(agentBg, container.NewPadded(cw.agentText))
+	cw.setShown(cw.agentBar, false)
 
 	cw.reqText = wrapLabel("")
 	cw.reqText.TextStyle = fyne.TextStyle{Bold: true}
@@ -106,6 +113,11 @@ func (cw *callWindow) buildControls() {
 	cw.endBtn = widget.NewButtonWithIcon("End call", theme.CancelIcon(), func() { cw.endCall(callEndReason) })
 	cw.endBtn.Importance = widget.DangerImportance
 	cw.micMeter = newLevelMeter(fyne.NewSize(80, 8))
+	cw.micSel = widget.NewSelect(nil, func(string) { cw.devicePicked(false) })
+	cw.spkSel = widget.NewSelect(nil, func(string) { cw.devicePicked(true) })
+	cw.micSel.PlaceHolder, cw.spkSel.PlaceHolder = "Looking for devices…", "Looking for devices…"
+	cw.deviceRow = container.NewHBox(widget.NewLabel("Microphone"), cw.micSel, widget.NewLabel("Speaker"), cw.spkSel)
+	cw.setShown(cw.deviceRow, false)
 }
 
 func (cw *callWindow) controlsRow() fyne.CanvasObject {
@@ -129,6 +141,8 @@ func (cw *callWindow) updateControls() {
 	setEnabled(cw.sendBtn, in)
 	setEnabled(cw.interruptBtn, in)
 	setEnabled(cw.endBtn, cw.phase == callJoining || in)
+	setEnabled(cw.micSel, mic && len(cw.micIDs) > 0)
+	setEnabled(cw.spkSel, av && !cw.choices.NoSpeaker && len(cw.spkIDs) > 0)
 	cw.muteBtn.SetText(map[bool]string{true: "Unmute", false: "Mute"}[cw.muted])
 	cw.muteBtn.SetIcon(map[bool]fyne.Resource{true: theme.VolumeUpIcon(), false: theme.VolumeMuteIcon()}[cw.muted])
 	cw.pttBtn.SetText(map[bool]string{true: "Push-to-talk: on (hold Space)", false: "Push-to-talk: off"}[cw.ptt])
@@ -432,4 +446,85 @@ func (cw *callWindow) typedKey(k *fyne.KeyEvent) {
 		}
 		cw.interrupt()
 	}
+}
+
+// watchDevices follows the device lists during the call: the microphone
+// and speaker selects, and the screens of the share picker.
+func (cw *callWindow) watchDevices() {
+	e := cw.engine
+	if e == nil {
+		return
+	}
+	ctx := cw.ctx
+	go func() {
+		err := e.WatchDevices(ctx, func(ds media.Devices) {
+			cw.env.do(func() { cw.setCallDevices(ds) })
+		})
+		if err != nil && ctx.Err() == nil {
+			cw.env.do(func() {
+				cw.setStatus("Could not list your devices: "+callErrText(err), widget.WarningImportance, false)
+			})
+			cw.loadScreens()
+		}
+	}()
+}
+
+// setCallDevices shows a new device list in the in-call selects, keeping
+// the devices in use selected.
+func (cw *callWindow) setCallDevices(ds media.Devices) {
+	if cw.micSel == nil {
+		return
+	}
+	cw.screens = ds.Screens
+	cw.fillingDevs = true
+	cw.micIDs = fillSelect(cw.micSel, ds.Mics, cw.micID)
+	cw.spkIDs = fillSelect(cw.spkSel, ds.Speakers, cw.spkID)
+	cw.fillingDevs = false
+	cw.updateControls()
+}
+
+// devicePicked switches the call to the microphone (or speaker) the user
+// chose; on failure the select goes back to the device in use.
+func (cw *callWindow) devicePicked(speaker bool) {
+	if cw.fillingDevs || cw.phase != callInCall {
+		return
+	}
+	sel, ids, cur, what := cw.micSel, cw.micIDs, &cw.micID, "microphone"
+	if speaker {
+		sel, ids, cur, what = cw.spkSel, cw.spkIDs, &cw.spkID, "speaker"
+	}
+	id := selectedID(sel, ids)
+	_, c := cw.live.get()
+	if id == "" || id == *cur || c == nil {
+		return
+	}
+	prev := *cur
+	*cur = id
+	ctx := cw.ctx
+	go func() {
+		var err error
+		if speaker {
+			err = c.SwitchSpeaker(ctx, id)
+		} else {
+			err = c.SwitchMic(ctx, id)
+		}
+		if err == nil {
+			return
+		}
+		cw.env.do(func() {
+			if *cur == id {
+				*cur = prev
+				ids := cw.micIDs
+				if speaker {
+					ids = cw.spkIDs
+				}
+				cw.fillingDevs = true
+				if i := slices.Index(ids, prev); i >= 0 {
+					sel.SetSelectedIndex(i)
+				}
+				cw.fillingDevs = false
+			}
+			cw.setStatus("Could not switch the "+what+": "+callErrText(err), widget.DangerImportance, false)
+		})
+	}()
 }
