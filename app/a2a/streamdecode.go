@@ -559,43 +559,57 @@ func (s *fastScan) message() *Message {
 }
 
 func (s *fastScan) messageInto(m *Message) {
+	fastMessage(s, s.part, fieldsMessage, nil, func(r string) { m.Role = Role(r) },
+		&m.MessageID, &m.ContextID, &m.TaskID, &m.Parts, &m.Metadata, &m.Extensions, &m.ReferenceTaskIDs)
+}
+
+// fastMessage decodes the members v1.0 and v0.3 messages share; they
+// differ in the part shape, the role's type and v0.3's "kind" (kind nil:
+// the member is unknown, as in v1.0).
+func fastMessage[P any](s *fastScan, part func(*P), fields []string, kind *string, role func(string),
+	id, contextID, taskID *string, parts *[]P, meta *Metadata, ext, refs *[]string,
+) {
 	var seen uint64
 	s.object(func(key []byte) {
-		switch string(key) {
-		case "messageId":
+		switch k := string(key); {
+		case k == "kind" && kind != nil:
 			if s.once(&seen, 0) {
-				m.MessageID = s.str()
+				*kind = s.str()
 			}
-		case "contextId":
+		case k == "messageId":
 			if s.once(&seen, 1) {
-				m.ContextID = s.str()
+				*id = s.str()
 			}
-		case "taskId":
+		case k == "contextId":
 			if s.once(&seen, 2) {
-				m.TaskID = s.str()
+				*contextID = s.str()
 			}
-		case "role":
+		case k == "taskId":
 			if s.once(&seen, 3) {
-				m.Role = Role(s.str())
+				*taskID = s.str()
 			}
-		case "parts":
+		case k == "role":
 			if s.once(&seen, 4) {
-				m.Parts = fastArray(s, s.part)
+				role(s.str())
 			}
-		case "metadata":
+		case k == "parts":
 			if s.once(&seen, 5) {
-				m.Metadata = s.metadata()
+				*parts = fastArray(s, part)
 			}
-		case "extensions":
+		case k == "metadata":
 			if s.once(&seen, 6) {
-				m.Extensions = s.strings()
+				*meta = s.metadata()
 			}
-		case "referenceTaskIds":
+		case k == "extensions":
 			if s.once(&seen, 7) {
-				m.ReferenceTaskIDs = s.strings()
+				*ext = s.strings()
+			}
+		case k == "referenceTaskIds":
+			if s.once(&seen, 8) {
+				*refs = s.strings()
 			}
 		default:
-			s.unknown(key, fieldsMessage)
+			s.unknown(key, fields)
 		}
 	})
 }
@@ -632,35 +646,43 @@ func (s *fastScan) status(st *TaskStatus) {
 }
 
 func (s *fastScan) artifact(a *Artifact) {
+	fastArtifact(s, s.part, fieldsArtifact, &a.ArtifactID, &a.Name, &a.Description, &a.Parts, &a.Metadata, &a.Extensions)
+}
+
+// fastArtifact decodes an artifact; v1.0 and v0.3 differ only in the part
+// shape.
+func fastArtifact[P any](s *fastScan, part func(*P), fields []string,
+	id, name, description *string, parts *[]P, meta *Metadata, ext *[]string,
+) {
 	var seen uint64
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "artifactId":
 			if s.once(&seen, 0) {
-				a.ArtifactID = s.str()
+				*id = s.str()
 			}
 		case "name":
 			if s.once(&seen, 1) {
-				a.Name = s.str()
+				*name = s.str()
 			}
 		case "description":
 			if s.once(&seen, 2) {
-				a.Description = s.str()
+				*description = s.str()
 			}
 		case "parts":
 			if s.once(&seen, 3) {
-				a.Parts = fastArray(s, s.part)
+				*parts = fastArray(s, part)
 			}
 		case "metadata":
 			if s.once(&seen, 4) {
-				a.Metadata = s.metadata()
+				*meta = s.metadata()
 			}
 		case "extensions":
 			if s.once(&seen, 5) {
-				a.Extensions = s.strings()
+				*ext = s.strings()
 			}
 		default:
-			s.unknown(key, fieldsArtifact)
+			s.unknown(key, fields)
 		}
 	})
 }
@@ -944,83 +966,12 @@ func (s *fastScan) statusV03(st *TaskStatusV03) {
 }
 
 func (s *fastScan) messageV03(m *MessageV03) {
-	var seen uint64
-	s.object(func(key []byte) {
-		switch string(key) {
-		case "kind":
-			if s.once(&seen, 0) {
-				m.Kind = s.str()
-			}
-		case "messageId":
-			if s.once(&seen, 1) {
-				m.MessageID = s.str()
-			}
-		case "contextId":
-			if s.once(&seen, 2) {
-				m.ContextID = s.str()
-			}
-		case "taskId":
-			if s.once(&seen, 3) {
-				m.TaskID = s.str()
-			}
-		case "role":
-			if s.once(&seen, 4) {
-				m.Role = s.str()
-			}
-		case "parts":
-			if s.once(&seen, 5) {
-				m.Parts = fastArray(s, s.partV03)
-			}
-		case "metadata":
-			if s.once(&seen, 6) {
-				m.Metadata = s.metadata()
-			}
-		case "extensions":
-			if s.once(&seen, 7) {
-				m.Extensions = s.strings()
-			}
-		case "referenceTaskIds":
-			if s.once(&seen, 8) {
-				m.ReferenceTaskIDs = s.strings()
-			}
-		default:
-			s.unknown(key, fieldsMessageV03)
-		}
-	})
+	fastMessage(s, s.partV03, fieldsMessageV03, &m.Kind, func(r string) { m.Role = r },
+		&m.MessageID, &m.ContextID, &m.TaskID, &m.Parts, &m.Metadata, &m.Extensions, &m.ReferenceTaskIDs)
 }
 
 func (s *fastScan) artifactV03(a *ArtifactV03) {
-	var seen uint64
-	s.object(func(key []byte) {
-		switch string(key) {
-		case "artifactId":
-			if s.once(&seen, 0) {
-				a.ArtifactID = s.str()
-			}
-		case "name":
-			if s.once(&seen, 1) {
-				a.Name = s.str()
-			}
-		case "description":
-			if s.once(&seen, 2) {
-				a.Description = s.str()
-			}
-		case "parts":
-			if s.once(&seen, 3) {
-				a.Parts = fastArray(s, s.partV03)
-			}
-		case "metadata":
-			if s.once(&seen, 4) {
-				a.Metadata = s.metadata()
-			}
-		case "extensions":
-			if s.once(&seen, 5) {
-				a.Extensions = s.strings()
-			}
-		default:
-			s.unknown(key, fieldsArtifactV03)
-		}
-	})
+	fastArtifact(s, s.partV03, fieldsArtifactV03, &a.ArtifactID, &a.Name, &a.Description, &a.Parts, &a.Metadata, &a.Extensions)
 }
 
 func (s *fastScan) partV03(p *PartV03) {
