@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"aimdesk/a2ui/a2uitest"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"aimdesk/a2ui/catalog"
@@ -53,7 +55,7 @@ func asInstance(t *testing.T, v any) any {
 // spec's v0.9 and v0.8 capability schemas, with and without inline
 // catalogs.
 func TestClientCapabilitiesSchema(t *testing.T) {
-	spec := specDir(t)
+	spec := a2uitest.SpecDir(t)
 	shared := filepath.Join(spec, "..", "schemas", "a2ui-v1.0-client-capabilities.schema.json")
 	v10 := compileSchemaFile(t, "https://a2ui.org/specification/v1_0/client_capabilities.json",
 		map[string]string{"https://a2ui.org/specification/v1_0/client_capabilities.json": shared})

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"aimdesk/a2ui/a2uitest"
+
 	"gopkg.in/yaml.v3"
 
 	"aimdesk/a2ui/catalog"
@@ -83,7 +85,7 @@ type suiteStats struct{ run, passed, skipped int }
 
 // TestConformance runs every suite under conformance/core as table tests.
 func TestConformance(t *testing.T) {
-	root := specDir(t)
+	root := a2uitest.SpecDir(t)
 	files, _ := filepath.Glob(filepath.Join(root, "conformance", "core", "*.yaml"))
 	sort.Strings(files)
 	if len(files) == 0 {

@@ -4,68 +4,18 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
-	"aimdesk/a2ui/catalog"
+	"aimdesk/a2ui/a2uitest"
+
 	"aimdesk/a2ui/functions"
 )
 
-// exampleFiles lists every example of the spec: v0.8 catalogs/*/examples,
-// and v0.9, v0.9.1, v1.0 catalogs/*/examples.
-func exampleFiles(t *testing.T) []string {
-	root := specDir(t)
-	var files []string
-	for _, pat := range []string{
-		"v0_8/json/catalogs/*/examples/*.json",
-		"v0_9/catalogs/*/examples/*.json",
-		"v0_9_1/catalogs/*/examples/*.json",
-		"v1_0/catalogs/*/examples/*.json",
-	} {
-		m, err := filepath.Glob(filepath.Join(root, pat))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
-	sort.Strings(files)
-	if len(files) < 100 {
-		t.Fatalf("found only %d example files under %s", len(files), root)
-	}
-	return files
-}
-
-// exampleProcessor registers, next to the basic catalogs, the minimal
-// catalogs the "minimal" examples use, and their capitalize function.
+// exampleProcessor is a processor with the basic and the spec's minimal
+// catalogs and their capitalize function.
 func exampleProcessor(t *testing.T) *Processor {
-	root := specDir(t)
-	reg, err := catalog.NewBasicRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []struct {
-		path string
-		v    catalog.Version
-	}{
-		{"v0_8/json/catalogs/minimal/minimal_catalog.json", catalog.V08},
-		{"v0_9/catalogs/minimal/catalog.json", catalog.V09},
-	} {
-		data, err := os.ReadFile(filepath.Join(root, f.path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := catalog.Parse(data, f.v, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		reg.Register(c)
-	}
-	fr := functions.NewBasic()
-	fr.Register(functions.Def{Name: "capitalize", ReturnType: functions.ReturnString, Fn: func(in *functions.Invocation) (any, error) {
-		return strings.ToUpper(functions.Stringify(in.Args["value"])), nil
-	}})
-	return newTestProcessor(t, WithCatalogs(reg), WithFunctions(fr))
+	return newTestProcessor(t, WithCatalogs(a2uitest.Catalogs(t)), WithFunctions(a2uitest.Functions()))
 }
 
 func examplePayload(t *testing.T, path string) any {
@@ -97,8 +47,8 @@ func goldenName(root, path string) string {
 // TestExamplesReplay replays every spec example through the core with zero
 // errors and compares a dump of each surface with its golden file.
 func TestExamplesReplay(t *testing.T) {
-	root := specDir(t)
-	for _, f := range exampleFiles(t) {
+	root := a2uitest.SpecDir(t)
+	for _, f := range a2uitest.ExampleFiles(t) {
 		name := goldenName(root, f)
 		t.Run(strings.TrimSuffix(name, ".txt"), func(t *testing.T) {
 			p := exampleProcessor(t)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"aimdesk/a2ui/a2uitest"
+
 	"aimdesk/a2ui/catalog"
 	"aimdesk/a2ui/schema"
 )
@@ -26,7 +28,7 @@ type schemaCaseFile struct {
 // accepted and every invalid one rejected, by the spec's JSON schemas plus
 // the core's semantic checks (SemanticCheck).
 func TestSchemaCases(t *testing.T) {
-	root := specDir(t)
+	root := a2uitest.SpecDir(t)
 	files, _ := filepath.Glob(filepath.Join(root, "v*", "test", "cases", "*.json"))
 	sort.Strings(files)
 	if len(files) == 0 {

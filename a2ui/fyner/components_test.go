@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"aimdesk/a2ui/a2uitest"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
@@ -588,7 +590,7 @@ func sameMeaning(a, b string) bool {
 // catalogIconNames reads the Icon name enum of the v1.0 basic catalog.
 func catalogIconNames(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(specDir(t), "v1_0", "catalogs", "basic", "catalog.json"))
+	data, err := os.ReadFile(filepath.Join(a2uitest.SpecDir(t), "v1_0", "catalogs", "basic", "catalog.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

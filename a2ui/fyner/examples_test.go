@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"aimdesk/a2ui/a2uitest"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
@@ -47,8 +49,8 @@ var pngExamples = map[string]bool{
 // TestExamplesRender -update after checking testdata/failed.
 func TestExamplesRender(t *testing.T) {
 	test.NewTempApp(t)
-	root := specDir(t)
-	for _, f := range exampleFiles(t) {
+	root := a2uitest.SpecDir(t)
+	for _, f := range a2uitest.ExampleFiles(t) {
 		name := exampleName(root, f)
 		t.Run(name, func(t *testing.T) {
 			p := newProcessor(t)

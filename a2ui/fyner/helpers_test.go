@@ -5,63 +5,22 @@ import (
 	"image"
 	"image/color"
 	"net/url"
-	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"aimdesk/a2ui/a2uitest"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"aimdesk/a2ui"
-	"aimdesk/a2ui/catalog"
 	"aimdesk/a2ui/functions"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-// specDir returns ../shared/a2ui-spec relative to the repository root.
-func specDir(t testing.TB) string {
-	t.Helper()
-	d, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "a2ui-spec"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(d); err != nil {
-		t.Fatalf("A2UI spec directory missing: %s: %v", d, err)
-	}
-	return d
-}
-
-func fixedClock() time.Time { return time.Date(2026, 1, 16, 14, 30, 0, 0, time.UTC) }
-
-// exampleFiles lists every example of the spec, as the core's replay test
-// does.
-func exampleFiles(t testing.TB) []string {
-	t.Helper()
-	root := specDir(t)
-	var files []string
-	for _, pat := range []string{
-		"v0_8/json/catalogs/*/examples/*.json",
-		"v0_9/catalogs/*/examples/*.json",
-		"v0_9_1/catalogs/*/examples/*.json",
-		"v1_0/catalogs/*/examples/*.json",
-	} {
-		m, err := filepath.Glob(filepath.Join(root, pat))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
-	sort.Strings(files)
-	if len(files) < 100 {
-		t.Fatalf("found only %d example files under %s", len(files), root)
-	}
-	return files
-}
 
 // exampleName names an example's goldens: v0_9__basic__09_login-form.
 func exampleName(root, path string) string {
@@ -77,33 +36,8 @@ func exampleName(root, path string) string {
 // spec's minimal catalogs and their capitalize function.
 func newProcessor(t testing.TB) *a2ui.Processor {
 	t.Helper()
-	root := specDir(t)
-	reg, err := catalog.NewBasicRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []struct {
-		path string
-		v    catalog.Version
-	}{
-		{"v0_8/json/catalogs/minimal/minimal_catalog.json", catalog.V08},
-		{"v0_9/catalogs/minimal/catalog.json", catalog.V09},
-	} {
-		data, err := os.ReadFile(filepath.Join(root, f.path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := catalog.Parse(data, f.v, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		reg.Register(c)
-	}
-	fr := functions.NewBasic(functions.WithLocale("en-US"), functions.WithLocation(time.UTC))
-	fr.Register(functions.Def{Name: "capitalize", ReturnType: functions.ReturnString, Fn: func(in *functions.Invocation) (any, error) {
-		return strings.ToUpper(functions.Stringify(in.Args["value"])), nil
-	}})
-	p, err := a2ui.NewProcessor(a2ui.WithCatalogs(reg), a2ui.WithFunctions(fr), a2ui.WithClock(fixedClock))
+	fr := a2uitest.Functions(functions.WithLocale("en-US"), functions.WithLocation(time.UTC))
+	p, err := a2ui.NewProcessor(a2ui.WithCatalogs(a2uitest.Catalogs(t)), a2ui.WithFunctions(fr), a2ui.WithClock(a2uitest.FixedClock))
 	if err != nil {
 		t.Fatal(err)
 	}
