@@ -175,13 +175,24 @@ func filterByOneOf(m map[string]any, defs map[string]any, key, prefix string) ma
 	return out
 }
 
+// inliner replaces $ref references with the schemas they name.
 type inliner struct {
 	defs    map[string]any
 	version Version
+	// localOnly resolves only "#/$defs/" references (inside
+	// common_types.json, whose references are local to it); otherwise the
+	// common types are resolved too.
+	localOnly bool
+	// maxDepth bounds the nesting followed; 0 means 32.
+	maxDepth int
 }
 
 func (r *inliner) inline(v any, depth int) any {
-	if depth > 32 {
+	limit := r.maxDepth
+	if limit == 0 {
+		limit = 32
+	}
+	if depth > limit {
 		return v
 	}
 	switch x := v.(type) {
@@ -221,6 +232,9 @@ func (r *inliner) resolve(ref string) (any, bool) {
 	if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
 		v, ok := r.defs[name]
 		return v, ok
+	}
+	if r.localOnly {
+		return nil, false
 	}
 	return commonTypeDef(ref)
 }

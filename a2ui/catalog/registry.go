@@ -173,7 +173,7 @@ func loadCommon() {
 			continue
 		}
 		defs, _ := raw["$defs"].(map[string]any)
-		in := &inliner{defs: defs}
+		in := &inliner{defs: defs, localOnly: true, maxDepth: 16}
 		out := map[string]any{}
 		names := make([]string, 0, len(defs))
 		for k := range defs {
@@ -181,47 +181,8 @@ func loadCommon() {
 		}
 		sort.Strings(names)
 		for _, k := range names {
-			out[k] = in.inlineLocal(defs[k], 0)
+			out[k] = in.inline(defs[k], 0)
 		}
 		commonDefs[dir] = out
 	}
-}
-
-// inlineLocal inlines only "#/$defs/" references (used inside
-// common_types.json, whose refs are local to it).
-func (r *inliner) inlineLocal(v any, depth int) any {
-	if depth > 16 {
-		return v
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		if ref, ok := x["$ref"].(string); ok && strings.HasPrefix(ref, "#/$defs/") {
-			if t, ok := r.defs[strings.TrimPrefix(ref, "#/$defs/")]; ok {
-				out := map[string]any{}
-				if tm, ok := r.inlineLocal(t, depth+1).(map[string]any); ok {
-					for k, tv := range tm {
-						out[k] = tv
-					}
-				}
-				for k, xv := range x {
-					if k != "$ref" {
-						out[k] = r.inlineLocal(xv, depth+1)
-					}
-				}
-				return out
-			}
-		}
-		out := make(map[string]any, len(x))
-		for k, xv := range x {
-			out[k] = r.inlineLocal(xv, depth+1)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = r.inlineLocal(e, depth+1)
-		}
-		return out
-	}
-	return v
 }
