@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,34 +26,6 @@ import (
 	"aimdesk/app/store"
 )
 
-// approvalQueue stands in for fyne.Do: background work queues functions
-// and the test runs them on its own goroutine.
-type approvalQueue struct {
-	mu  sync.Mutex
-	fns []func()
-}
-
-func (q *approvalQueue) post(fn func()) {
-	q.mu.Lock()
-	q.fns = append(q.fns, fn)
-	q.mu.Unlock()
-}
-
-func (q *approvalQueue) drain() {
-	for {
-		q.mu.Lock()
-		fns := q.fns
-		q.fns = nil
-		q.mu.Unlock()
-		if len(fns) == 0 {
-			return
-		}
-		for _, f := range fns {
-			f()
-		}
-	}
-}
-
 // approvalHarness is a core on a real store in a temporary folder, the
 // reference agent over loopback (devagent.Start, or its handler behind
 // wrap), a test Fyne window and the approvals controller fed by the
@@ -64,7 +35,7 @@ type approvalHarness struct {
 	ctx     context.Context
 	app     fyne.App
 	win     fyne.Window
-	q       *approvalQueue
+	q       *postQueue
 	core    *app.Core
 	url     string
 	agentID string
@@ -85,7 +56,7 @@ func newApprovalHarness(t *testing.T, cfg approvalHarnessConfig) *approvalHarnes
 	t.Helper()
 	a := test.NewTempApp(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &approvalHarness{t: t, ctx: ctx, app: a, q: &approvalQueue{}}
+	h := &approvalHarness{t: t, ctx: ctx, app: a, q: &postQueue{}}
 	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "aimdesk.db"))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
@@ -153,28 +124,11 @@ func newApprovalHarness(t *testing.T, cfg approvalHarnessConfig) *approvalHarnes
 // waitFor runs queued UI work until cond holds, or fails the test.
 func (h *approvalHarness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		h.q.drain()
-		if cond() {
-			return
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.q.waitFor(h.t, 20*time.Second, what, cond)
 }
 
 // pause lets time pass while running queued UI work (the countdowns).
-func (h *approvalHarness) pause(d time.Duration) {
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
-		h.q.drain()
-		time.Sleep(10 * time.Millisecond)
-	}
-	h.q.drain()
-}
+func (h *approvalHarness) pause(d time.Duration) { h.q.runFor(d) }
 
 // send sends text in a new conversation and returns the conversation.
 func (h *approvalHarness) send(text string) string {

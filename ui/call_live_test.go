@@ -5,6 +5,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"io"
 	"log/slog"
@@ -180,27 +181,11 @@ func (h *liveCallHarness) sentOf(typ aim.InteractionType, method string) []sentC
 
 func (h *liveCallHarness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		h.q.drain()
-		if cond() {
-			return
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s (errors shown: %v)", what, h.errs)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.q.waitFor(h.t, 30*time.Second, what, cond, func() string { return fmt.Sprintf("errors shown: %v", h.errs) })
 }
 
 // pause runs the UI queue for d.
-func (h *liveCallHarness) pause(d time.Duration) {
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
-		h.q.drain()
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+func (h *liveCallHarness) pause(d time.Duration) { h.q.runFor(d) }
 
 // open opens the call window and waits for the pre-join screen's devices.
 func (h *liveCallHarness) open() *callWindow {

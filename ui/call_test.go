@@ -403,17 +403,7 @@ func newFakeCallHarnessWith(t *testing.T, e *fakeEngine, core *app.Core, agent a
 
 func (h *fakeCallHarness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		h.q.drain()
-		if cond() {
-			return
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.q.waitFor(h.t, 10*time.Second, what, cond)
 }
 
 func TestSelectionToFrame(t *testing.T) {

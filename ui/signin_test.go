@@ -88,17 +88,7 @@ func newSigninHarness(t *testing.T) *signinHarness {
 
 func (h *signinHarness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		h.q.drain()
-		if cond() {
-			return
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.q.waitFor(h.t, 20*time.Second, what, cond)
 }
 
 // addAgent adds the agent at u and waits until the view shows it with

@@ -32,6 +32,37 @@ func (q *postQueue) post(fn func()) {
 	q.mu.Unlock()
 }
 
+// waitFor runs queued UI work until cond holds, or fails the test after
+// timeout naming what it waited for (and, when given, more detail).
+func (q *postQueue) waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool, detail ...func() string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		q.drain()
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			msg := "timed out waiting for " + what
+			for _, d := range detail {
+				msg += " (" + d() + ")"
+			}
+			t.Fatal(msg)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// runFor lets d pass while running queued UI work (countdowns, meters).
+func (q *postQueue) runFor(d time.Duration) {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		q.drain()
+		time.Sleep(10 * time.Millisecond)
+	}
+	q.drain()
+}
+
 func (q *postQueue) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -128,17 +159,7 @@ func startDevAgent(t testing.TB, addr string) *devagent.Server {
 // waitFor runs queued UI work until cond holds, or fails the test.
 func (h *chatHarness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		h.q.drain()
-		if cond() {
-			return
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.q.waitFor(h.t, 20*time.Second, what, cond)
 }
 
 // addAgent adds the reference agent through the core and waits until the
