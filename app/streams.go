@@ -77,6 +77,7 @@ func (c *Core) consume(ctx context.Context, agentID string, rp *reply, seq iter.
 func (c *Core) apply(ctx context.Context, agentID string, rp *reply, ev *a2a.StreamResponse) error {
 	c.mu.Lock()
 	first := rp.msg.Seq == 0
+	prevState := rp.msg.TaskState
 	switch {
 	case ev.Task != nil:
 		rp.applyTask(ev.Task)
@@ -127,7 +128,7 @@ func (c *Core) apply(ctx context.Context, agentID string, rp *reply, ev *a2a.Str
 			c.raiseApproval(agentID, snap.ConversationID, ev.Task.ID, ev.Task.Status.Message)
 		}
 	} else if ev.StatusUpdate != nil {
-		c.recordStatus(ctx, agentID, ev.StatusUpdate, snap.ConversationID)
+		c.recordStatus(ctx, agentID, ev.StatusUpdate, snap.ConversationID, prevState)
 		if ev.StatusUpdate.Status.State.Interrupted() {
 			c.raiseApproval(agentID, snap.ConversationID, ev.StatusUpdate.TaskID, ev.StatusUpdate.Status.Message)
 		}
@@ -302,16 +303,31 @@ func (c *Core) recordTask(ctx context.Context, agentID string, t a2a.Task, convI
 }
 
 // recordStatus merges a status update into the stored task.
-func (c *Core) recordStatus(ctx context.Context, agentID string, u *a2a.TaskStatusUpdateEvent, convID string) {
-	var t a2a.Task
-	if rec, err := c.st.Task(ctx, agentID, u.TaskID); err == nil {
-		_ = json.Unmarshal(rec.JSON, &t)
+func (c *Core) recordStatus(ctx context.Context, agentID string, u *a2a.TaskStatusUpdateEvent, convID string, prev a2a.TaskState) {
+	load := func() a2a.Task {
+		var t a2a.Task
+		if rec, err := c.st.Task(context.WithoutCancel(ctx), agentID, u.TaskID); err == nil {
+			_ = json.Unmarshal(rec.JSON, &t)
+		}
+		if t.ID == "" {
+			t = a2a.Task{ID: u.TaskID, ContextID: u.ContextID}
+		}
+		return t
 	}
-	if t.ID == "" {
-		t = a2a.Task{ID: u.TaskID, ContextID: u.ContextID}
+	progress := !u.Status.State.Terminal() && !u.Status.State.Interrupted()
+	if progress && prev == u.Status.State {
+		// A progress update of a state already recorded: shown (coalesced,
+		// so the store is read at most ~60 times a second however fast the
+		// agent streams), not worth a write.
+		c.coal.do("task/"+agentID+"/"+u.TaskID, false, func() {
+			t := load()
+			t.Status = u.Status
+			c.publish(Event{Task: &TaskChange{AgentID: agentID, Task: t}})
+		})
+		return
 	}
-	if t.Status.State == u.Status.State && !u.Status.State.Terminal() && !u.Status.State.Interrupted() {
-		// A progress update: shown (coalesced), not worth a write.
+	t := load()
+	if progress && t.Status.State == u.Status.State {
 		t.Status = u.Status
 		c.coal.do("task/"+agentID+"/"+t.ID, false, func() { c.publish(Event{Task: &TaskChange{AgentID: agentID, Task: t}}) })
 		return
