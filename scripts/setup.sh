@@ -15,7 +15,9 @@ LIVEKIT_VERSION=${LIVEKIT_VERSION:-1.13.5}
 # recommends) and headers for Fyne (GL, X11) and media
 # (libvpx, opus, soxr), and what scripts/smoke.sh drives (Xvfb, ImageMagick,
 # xdotool, a private D-Bus session bus). locales provides locale-gen;
-# xz-utils packs and unpacks release archives.
+# xz-utils packs and unpacks release archives. WebRTC's audio processing
+# module (echo cancellation, media/audio/apm) and a real sound server for the
+# media tests (PipeWire with its PulseAudio server, wireplumber, pactl).
 packages=(
 	gcc libc6-dev pkg-config
 	libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
@@ -23,6 +25,8 @@ packages=(
 	libvpx-dev libopus-dev libopusfile-dev libsoxr-dev
 	xvfb imagemagick xdotool dbus-daemon
 	locales xz-utils
+	g++ libwebrtc-audio-processing-dev
+	pipewire pipewire-pulse wireplumber pulseaudio-utils
 )
 
 say() { printf 'setup: %s\n' "$*"; }
