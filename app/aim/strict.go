@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -19,9 +21,13 @@ var ErrAmbiguousJSON = errors.New("aim: the agent's JSON is ambiguous")
 
 // CheckUnambiguous walks raw and returns ErrAmbiguousJSON (wrapped, with the
 // JSON Pointer of the problem) for a key repeated within one object at any
-// depth, bytes that are not UTF-8, or a \u escape of a lone surrogate.
-// encoding/json accepts all three silently (last key wins, U+FFFD), which is
-// why this check is hand-written.
+// depth (compared the way encoding/json matches struct fields, that is
+// case-insensitively: {"risk":"low","Risk":"high"} is one field read twice),
+// bytes that are not UTF-8, a \u escape of a lone surrogate, or an integer
+// literal beyond ±2^53 (the dialog would show the literal while the RFC 8785
+// digest hashes the nearest double). encoding/json accepts all of these
+// silently (last key wins, U+FFFD, rounding), which is why this check is
+// hand-written.
 func CheckUnambiguous(raw []byte) error {
 	if !utf8.Valid(raw) {
 		return fmt.Errorf("%w: it is not valid UTF-8", ErrAmbiguousJSON)
@@ -47,17 +53,21 @@ func walkValue(dec *json.Decoder, path string) error {
 	}
 	switch tok {
 	case json.Delim('{'):
-		seen := map[string]bool{}
+		seen := map[string]string{}
 		for dec.More() {
 			kt, err := dec.Token()
 			if err != nil {
 				return fmt.Errorf("%w: at %q: %w", ErrAmbiguousJSON, path, err)
 			}
 			key, _ := kt.(string)
-			if seen[key] {
-				return fmt.Errorf("%w: the key %q appears twice at %q", ErrAmbiguousJSON, key, path)
+			folded := foldKey(key)
+			if prev, dup := seen[folded]; dup {
+				if prev == key {
+					return fmt.Errorf("%w: the key %q appears twice at %q", ErrAmbiguousJSON, key, path)
+				}
+				return fmt.Errorf("%w: the keys %q and %q differ only in case at %q", ErrAmbiguousJSON, prev, key, path)
 			}
-			seen[key] = true
+			seen[folded] = key
 			if err := walkValue(dec, path+"/"+escapePointer(key)); err != nil {
 				return err
 			}
@@ -73,7 +83,41 @@ func walkValue(dec *json.Decoder, path string) error {
 		_, err = dec.Token() // ']'
 		return err
 	}
+	if n, ok := tok.(json.Number); ok {
+		return checkNumber(n, path)
+	}
 	return nil
+}
+
+// maxExactInt is 2^53: every integer up to it has an exact float64.
+const maxExactInt = 1 << 53
+
+// checkNumber refuses an integer literal that a float64 cannot hold exactly.
+func checkNumber(n json.Number, path string) error {
+	s := string(n)
+	if strings.ContainsAny(s, ".eE") {
+		return nil // a fraction or exponent is read as a double by everyone
+	}
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil && v >= -maxExactInt && v <= maxExactInt {
+		return nil
+	}
+	return fmt.Errorf("%w: the integer %s at %q is beyond ±2^53 and would be hashed rounded", ErrAmbiguousJSON, s, path)
+}
+
+// foldKey maps every rune to the smallest rune of its simple case-folding
+// orbit, so two keys fold equal exactly when encoding/json would match them
+// to the same struct field (including K/k/U+212A KELVIN SIGN and s/ſ).
+func foldKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		lo := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			lo = min(lo, f)
+		}
+		b.WriteRune(lo)
+	}
+	return b.String()
 }
 
 func escapePointer(s string) string {

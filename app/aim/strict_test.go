@@ -36,3 +36,45 @@ func TestCheckUnambiguous(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackCaseVariantDuplicateKey: an agent sends {"risk":"low","Risk":"high"}.
+// encoding/json fills one struct field from both (the last wins) while a
+// viewer of the raw JSON may read the first: refused like an exact repeat.
+func TestAttackCaseVariantDuplicateKey(t *testing.T) {
+	for _, doc := range []string{
+		`{"risk":"low","Risk":"high"}`,
+		`{"action":{"kind":"read","KIND":"delete"}}`,
+		"{\"k\":1,\"\u212a\":2}", // KELVIN SIGN folds to k
+		"{\"s\":1,\"\u017f\":2}", // LATIN SMALL LETTER LONG S folds to s
+	} {
+		if err := CheckUnambiguous([]byte(doc)); !errors.Is(err, ErrAmbiguousJSON) {
+			t.Errorf("%s: got %v, want ErrAmbiguousJSON", doc, err)
+		}
+	}
+	if err := CheckUnambiguous([]byte(`{"risk":"low","risks":"high"}`)); err != nil {
+		t.Errorf("distinct keys refused: %v", err)
+	}
+}
+
+// TestAttackIntegerBeyond2p53: the dialog shows 9007199254740993 while the
+// RFC 8785 digest hashes the double 9007199254740992: refused.
+func TestAttackIntegerBeyond2p53(t *testing.T) {
+	tests := []struct {
+		doc string
+		ok  bool
+	}{
+		{`{"amount":9007199254740993}`, false},
+		{`{"amount":-9007199254740993}`, false},
+		{`{"amount":[1,2,123456789012345678901234567890]}`, false},
+		{`{"amount":9007199254740992}`, true},
+		{`{"amount":-9007199254740992}`, true},
+		{`{"amount":12.5}`, true},
+		{`{"amount":1e300}`, true},
+	}
+	for _, tt := range tests {
+		err := CheckUnambiguous([]byte(tt.doc))
+		if tt.ok != (err == nil) {
+			t.Errorf("%s: got %v, want ok=%v", tt.doc, err, tt.ok)
+		}
+	}
+}
