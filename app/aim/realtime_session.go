@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 
 	"aimdesk/app/a2a"
@@ -175,6 +178,9 @@ func (s *RealtimeSession) Join(ctx context.Context) (*LiveKitGrant, error) {
 	var r JoinResult
 	if err := json.Unmarshal(cmd.Result, &r); err != nil || r.LiveKit.URL == "" || r.LiveKit.Token == "" {
 		return nil, fmt.Errorf("%w: JoinSession result has no LiveKit url and token", ErrBadSession)
+	}
+	if err := CheckLiveKitURL(r.LiveKit.URL, s.rc.A2A.Interface.URL); err != nil {
+		return nil, err
 	}
 	return &r.LiveKit, nil
 }
@@ -500,4 +506,53 @@ func (s *RealtimeSession) emitPending(ctx context.Context, out chan<- Event, sna
 		}
 	}
 	return true
+}
+
+// ErrInsecureMediaURL: the agent handed out a LiveKit URL that would carry
+// the call's signalling (and its access token) unencrypted or to this
+// machine on behalf of a remote agent.
+var ErrInsecureMediaURL = errors.New("aim: insecure LiveKit URL")
+
+// CheckLiveKitURL accepts the LiveKit signalling URL of a JoinSession
+// result: wss:// always; ws:// only when both the LiveKit host and the
+// agent (agentURL, its A2A endpoint) are on this machine, as with the
+// reference agent and a loopback livekit-server. A remote agent can point
+// neither at plain ws:// nor at a server on this machine.
+func CheckLiveKitURL(raw, agentURL string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%w: %q is not an absolute URL", ErrInsecureMediaURL, clipText(raw, 120))
+	}
+	agentLocal := false
+	if a, err := url.Parse(agentURL); err == nil {
+		agentLocal = isLoopbackName(a.Hostname())
+	}
+	mediaLocal := isLoopbackName(u.Hostname())
+	switch {
+	case u.User != nil:
+		return fmt.Errorf("%w: credentials in the URL", ErrInsecureMediaURL)
+	case u.Scheme != "ws" && u.Scheme != "wss":
+		return fmt.Errorf("%w: scheme %q (want wss)", ErrInsecureMediaURL, u.Scheme)
+	case mediaLocal && !agentLocal:
+		return fmt.Errorf("%w: a remote agent pointed the call at this machine (%s)", ErrInsecureMediaURL, u.Host)
+	case u.Scheme == "ws" && !(mediaLocal && agentLocal):
+		return fmt.Errorf("%w: plain ws:// to %s (a remote call must use wss://)", ErrInsecureMediaURL, u.Host)
+	}
+	return nil
+}
+
+func isLoopbackName(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
