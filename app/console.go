@@ -1,9 +1,12 @@
 package app
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"aimdesk/app/a2a"
 )
@@ -92,14 +95,47 @@ func (f TrafficFilter) match(e TrafficEntry) bool {
 // Traffic returns the console entries after seq that match f.
 func (c *Core) Traffic(after int64, f TrafficFilter) []TrafficEntry { return c.console.since(after, f) }
 
+// MaxConsoleBody is how much of one body the console keeps: a hostile
+// agent streaming huge events must not make the console hold them whole.
+const MaxConsoleBody = 4 << 10
+
+// secretField matches the JSON members whose values are credentials an
+// agent may hand out in a body (a LiveKit access token in a JoinSession
+// result, OAuth tokens echoed back); jwtLike matches a bare JWT anywhere.
+var (
+	secretField = regexp.MustCompile(`(?i)("(?:token|access_?token|refresh_?token|id_?token|client_?secret|api_?key|password)"\s*:\s*)"(?:[^"\\]|\\.)*"`)
+	jwtLike     = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`)
+)
+
+// consoleBody is what the console keeps of body: at most MaxConsoleBody
+// bytes (cut at a rune boundary, with how much was left out) and with
+// credentials blanked.
+func consoleBody(body []byte) string {
+	cut := 0
+	if len(body) > MaxConsoleBody {
+		n := MaxConsoleBody
+		for n > 0 && !utf8.RuneStart(body[n]) {
+			n--
+		}
+		cut = len(body) - n
+		body = body[:n]
+	}
+	s := secretField.ReplaceAllString(string(body), `$1"[hidden]"`)
+	s = jwtLike.ReplaceAllString(s, "[hidden token]")
+	if cut > 0 {
+		s += fmt.Sprintf("… (%d more bytes not kept)", cut)
+	}
+	return s
+}
+
 // observer records an agent's traffic in the console and tells the UI.
-// Bodies are kept as sent; the console never shows credentials because
-// they travel in headers, which are not recorded.
+// Credentials in headers are never recorded; bodies are kept bounded and
+// with credentials blanked (consoleBody).
 func (c *Core) observer(agentID string) func(a2a.Traffic) {
 	return func(t a2a.Traffic) {
 		e := TrafficEntry{
 			Time: t.Time, AgentID: agentID, Direction: t.Direction, Kind: t.Kind, Method: t.Method,
-			RequestID: t.RequestID, URL: t.URL, Body: string(t.Body),
+			RequestID: t.RequestID, URL: t.URL, Body: consoleBody(t.Body),
 		}
 		if t.Err != nil {
 			e.Error = t.Err.Error()
