@@ -331,8 +331,7 @@ func (c *Client) Stream(ctx context.Context, method string, params any) iter.Seq
 			yield(nil, httpError(resp, raw))
 			return
 		}
-		ct := resp.Header.Get("Content-Type")
-		if !strings.HasPrefix(ct, "text/event-stream") {
+		if ct, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";"); !strings.EqualFold(strings.TrimSpace(ct), "text/event-stream") {
 			// An agent may answer a stream request with one JSON-RPC
 			// response (typically an error): honour it.
 			raw, err := io.ReadAll(io.LimitReader(watch.reader(resp.Body), c.maxResponse()))

@@ -178,3 +178,45 @@ func TestGuardSSE(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackGuardSkippedBySpelling: the Guard chose its checks by an exact,
+// lower-case content type, so a hostile agent escaped them with
+// "Text/Event-Stream", a leading BOM before the first data line, or a JSON
+// body declared as text/plain or text/html. Each must still be bounded.
+func TestAttackGuardSkippedBySpelling(t *testing.T) {
+	deep := strings.Repeat("[", 8)
+	for _, tc := range []struct {
+		name, ct string
+		chunks   []string
+	}{
+		{"mixed-case event stream", "Text/Event-Stream", []string{"data: " + deep + "\n\n"}},
+		{"event stream bad params", "text/event-stream;;", []string{"data: " + deep + "\n\n"}},
+		{"bom before data", "text/event-stream", []string{"\xEF\xBB\xBFdata: " + deep + "\n\n"}},
+		{"bom split across reads", "text/event-stream", []string{"\xEF", "\xBB\xBF", "data: " + deep + "\n\n"}},
+		{"json as text/plain", "text/plain", []string{deep}},
+		{"json as text/html", "text/html; charset=utf-8", []string{deep}},
+		{"no content type", "", []string{deep}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hc := &http.Client{Transport: &Guard{Base: staticTransport{ct: tc.ct, chunks: tc.chunks}, Limits: Limits{MaxDepth: 4}}}
+			resp, err := hc.Get("http://agent.test/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if _, err = io.ReadAll(resp.Body); !errors.Is(err, ErrTooDeep) {
+				t.Errorf("read: %v, want ErrTooDeep", err)
+			}
+		})
+	}
+	// An HTML error page is not JSON but within the bounds: it reads.
+	hc := &http.Client{Transport: &Guard{Base: staticTransport{ct: "text/html", chunks: []string{"<html><body>Bad gateway</body></html>"}}}}
+	resp, err := hc.Get("http://agent.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, err := io.ReadAll(resp.Body); err != nil || !strings.Contains(string(b), "Bad gateway") {
+		t.Errorf("HTML page: %q, %v", b, err)
+	}
+}

@@ -62,7 +62,7 @@ func (g *Guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil || resp.Body == http.NoBody {
 		return resp, err
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := MediaType(resp.Header)
 	bodyLimit := g.MaxBodyDuration
 	if bodyLimit <= 0 {
 		bodyLimit = DefaultMaxBodyDuration
@@ -74,12 +74,27 @@ func (g *Guard) RoundTrip(req *http.Request) (*http.Response, error) {
 			eventLimit = DefaultMaxEventDuration
 		}
 		resp.Body = &sseGuard{rc: resp.Body, g: g, limit: eventLimit, sc: Scanner{Limits: g.Limits}}
-	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		resp.Body = &jsonGuard{rc: resp.Body, g: g, deadline: g.now().Add(bodyLimit), limit: bodyLimit, check: true, sc: Scanner{Limits: g.Limits}}
 	default:
-		resp.Body = &jsonGuard{rc: resp.Body, g: g, deadline: g.now().Add(bodyLimit), limit: bodyLimit}
+		// Every other body is scanned as JSON whatever its declared type:
+		// the A2A client decodes any 2xx answer as JSON, so a hostile agent
+		// must not escape the bounds by calling its answer text/plain. The
+		// scanner only bounds depth, string length and UTF-8, so an HTML
+		// error page still reads (and is reported) as such.
+		resp.Body = &jsonGuard{rc: resp.Body, g: g, deadline: g.now().Add(bodyLimit), limit: bodyLimit, check: true, sc: Scanner{Limits: g.Limits}}
 	}
 	return resp, nil
+}
+
+// MediaType is the lower-case media type of h's Content-Type, without
+// parameters, also when the parameters do not parse (a hostile agent's
+// "Text/Event-Stream;;" is still an event stream to a lenient reader).
+func MediaType(h http.Header) string {
+	ct := h.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err == nil || mt != "" {
+		return mt
+	}
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
 }
 
 // GuardClient returns a copy of hc (nil: a new client) whose transport is
@@ -147,6 +162,9 @@ type sseGuard struct {
 	sc    Scanner
 	err   error
 
+	bomSeen int // bytes of a leading UTF-8 BOM skipped so far (at most 3)
+	started bool
+
 	state   int
 	name    [8]byte
 	nameLen int
@@ -162,7 +180,7 @@ func (b *sseGuard) Read(p []byte) (int, error) {
 	}
 	n, err := b.rc.Read(p)
 	if n > 0 {
-		if e := b.scan(p[:n]); e != nil {
+		if e := b.scan(b.skipBOM(p[:n])); e != nil {
 			b.err = e
 			return 0, e
 		}
@@ -175,6 +193,26 @@ func (b *sseGuard) Read(p []byte) (int, error) {
 }
 
 func (b *sseGuard) Close() error { return b.rc.Close() }
+
+// skipBOM drops a UTF-8 byte order mark at the very start of the stream, as
+// the SSE reader does, so that "\uFEFFdata: …" is scanned as a data line
+// (otherwise its field name would not read "data" and the event's data would
+// pass unchecked).
+func (b *sseGuard) skipBOM(p []byte) []byte {
+	const bom = "\xEF\xBB\xBF"
+	for !b.started && len(p) > 0 {
+		if p[0] != bom[b.bomSeen] {
+			b.started = true
+			break
+		}
+		p = p[1:]
+		b.bomSeen++
+		if b.bomSeen == len(bom) {
+			b.started = true
+		}
+	}
+	return p
+}
 
 func (b *sseGuard) isData() bool { return string(b.name[:b.nameLen]) == "data" }
 
