@@ -79,6 +79,7 @@ func open(ctx context.Context, path string) (_ *Store, err error) {
 	if err := createFile(path); err != nil {
 		return nil, classify(err)
 	}
+	tighten(path)
 
 	w, err := openDB(path, false)
 	if err != nil {
@@ -116,6 +117,26 @@ func createFile(path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// tighten narrows the modes of an existing database, its -wal/-shm/lock
+// files (0600) and its folder (0700): files made by an older version, by
+// SQLite with the umask's 0644, or copied in by the user, would otherwise
+// stay readable by other local users. The folder is narrowed only when it is
+// aimdesk's own (named "aimdesk", as DefaultPath makes it): a database the
+// user put with --data into a shared folder such as /tmp must not change
+// that folder. Best effort: a file the user does not own keeps its mode,
+// and opening goes on.
+func tighten(path string) {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err == nil && filepath.Base(dir) == "aimdesk" && fi.Mode().Perm()&0o077 != 0 {
+		_ = os.Chmod(dir, 0o700)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + ".lock"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+			_ = os.Chmod(p, 0o600)
+		}
+	}
 }
 
 // openDB returns a pool for path. The writer pool puts the file in WAL

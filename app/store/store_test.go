@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -517,4 +518,53 @@ func TestOpenBusyDatabase(t *testing.T) {
 		t.Errorf("Open took %v to give up, want about %v", elapsed, openBusyTimeout)
 	}
 	t.Logf("after %v: %v", elapsed.Round(time.Millisecond), err)
+}
+
+// TestAttackLooseDatabaseModes: a database (and its WAL) left 0644 by an
+// older version or copied in, in an aimdesk folder left 0755, let other
+// local users read the conversations and the audit log. Opening tightens
+// them; a shared folder chosen with --data keeps its mode.
+func TestAttackLooseDatabaseModes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX modes")
+	}
+	ctx := context.Background()
+	base := t.TempDir()
+	dir := filepath.Join(base, "aimdesk")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "aimdesk.db")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, path, path + "-wal"} {
+		_ = os.Chmod(p, 0o755)
+	}
+	if err := os.WriteFile(path+"-wal", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chmod(path, 0o644)
+	_ = os.Chmod(dir, 0o755)
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for p, want := range map[string]os.FileMode{dir: 0o700, path: 0o600, path + "-wal": 0o600, base: 0o755} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %o, want %o", p, got, want)
+		}
+	}
 }
