@@ -187,7 +187,7 @@ func (c *Core) AddAgent(ctx context.Context, u string, allowPlainHTTP bool) (Age
 	if err != nil {
 		return Agent{}, err
 	}
-	if err := checkInterface(iface, allowPlainHTTP); err != nil {
+	if err := checkInterface(iface, rc.URL, allowPlainHTTP); err != nil {
 		return Agent{}, err
 	}
 	now := c.now()
@@ -213,12 +213,43 @@ func (c *Core) AddAgent(ctx context.Context, u string, allowPlainHTTP bool) (Age
 	return v, nil
 }
 
-func checkInterface(iface a2a.AgentInterface, allowPlain bool) error {
+func checkInterface(iface a2a.AgentInterface, cardURL string, allowPlain bool) error {
 	_, err := checkAgentURL(iface.URL, allowPlain)
 	if err != nil {
 		return fmt.Errorf("app: the card's endpoint %s: %w", iface.URL, err)
 	}
+	return checkInterfaceHost(iface.URL, cardURL)
+}
+
+// ErrInterfaceOnThisMachine: a card read from another machine names an
+// endpoint on this one (or on the local network): a hostile card would
+// turn aimdesk into a way to reach services that only trust local callers.
+var ErrInterfaceOnThisMachine = errors.New("app: a remote agent's card points at this machine or the local network")
+
+// checkInterfaceHost refuses an interface on a loopback, private or
+// link-local address when the card itself came from a host that is none of
+// these. Host names are not resolved here; the transport refuses them at
+// dial time where it matters.
+func checkInterfaceHost(ifaceURL, cardURL string) error {
+	iu, err1 := url.Parse(ifaceURL)
+	cu, err2 := url.Parse(cardURL)
+	if err1 != nil || err2 != nil {
+		return nil // checkAgentURL has judged the syntax
+	}
+	if localHost(iu.Hostname()) && !localHost(cu.Hostname()) {
+		return fmt.Errorf("%w: the card from %s names %s", ErrInterfaceOnThisMachine, cu.Host, iu.Host)
+	}
 	return nil
+}
+
+// localHost reports whether host names this machine or a private or
+// link-local address.
+func localHost(host string) bool {
+	if isLoopback(strings.TrimSuffix(strings.ToLower(host), ".")) || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
 }
 
 // setCard installs a card and a client for its interface.
@@ -256,7 +287,7 @@ func (c *Core) connect(ctx context.Context, id string) {
 		iface, err = a2a.SelectInterface(rc.Card)
 	}
 	if err == nil {
-		err = checkInterface(iface, rec.AllowPlainHTTP)
+		err = checkInterface(iface, rc.URL, rec.AllowPlainHTTP)
 	}
 	if err != nil {
 		c.mu.Lock()
