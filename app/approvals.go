@@ -16,6 +16,7 @@ import (
 	"aimdesk/app/a2a"
 	"aimdesk/app/aim"
 	"aimdesk/app/store"
+	"aimdesk/app/trust"
 )
 
 // ApprovalState is where an approval request stands.
@@ -52,7 +53,11 @@ type Approval struct {
 	AgentID        string
 	AgentName      string // from the agent's card
 	AgentHost      string // host of the agent's endpoint
-	CardSignatures int    // signatures on the card (verification arrives with sign-in and trust)
+	CardSignatures int    // signatures on the card
+	// CardTrust is the verdict on the card's signatures (verified with a
+	// key id, unsigned, invalid), checked when the request arrived; its
+	// Status is "" when it could not be checked (no secret store, no card).
+	CardTrust      trust.Result
 	TaskID         string
 	ConversationID string
 	Requirement    aim.Requirement
@@ -128,6 +133,7 @@ func (c *Core) raiseApproval(agentID, convID, taskID string, msg *a2a.Message) {
 // what changed since the latest of them, arms the expiry timer and tells
 // the UI.
 func (c *Core) addApproval(ap *Approval, sameThread func(old *Approval) bool) {
+	ap.CardTrust = c.cardTrust(ap.AgentID)
 	c.mu.Lock()
 	if a := c.agents[ap.AgentID]; a != nil {
 		ap.AgentName = a.rec.Name
@@ -442,4 +448,29 @@ func (c *Core) ExportAudit(ctx context.Context, w io.Writer) error {
 		entries = []store.AuditEntry{}
 	}
 	return enc.Encode(entries)
+}
+
+// cardTrustTimeout bounds fetching a card's key set for an approval.
+const cardTrustTimeout = 3 * time.Second
+
+// cardTrust is the trust verdict of the agent's card: the one already
+// known (from the agent view), else checked now within cardTrustTimeout.
+func (c *Core) cardTrust(agentID string) trust.Result {
+	s, err := c.signin()
+	if err != nil {
+		return trust.Result{}
+	}
+	s.mu.Lock()
+	res, ok := s.trust[agentID]
+	s.mu.Unlock()
+	if ok {
+		return res
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cardTrustTimeout)
+	defer cancel()
+	res, err = c.CheckAgentTrust(ctx, agentID)
+	if err != nil {
+		return trust.Result{}
+	}
+	return res
 }

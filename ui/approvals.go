@@ -56,6 +56,7 @@ import (
 
 	"aimdesk/app"
 	"aimdesk/app/aim"
+	"aimdesk/app/trust"
 )
 
 // Tuning of the approval dialog.
@@ -869,7 +870,7 @@ func (d *approvalDialog) buildHeader() fyne.CanvasObject {
 	}
 	head := widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	head.SizeName = theme.SizeNameSubHeadingText
-	name := approvalShowInvisible(approvalClipRunes(ap.AgentName, 120))
+	name := approvalNameText(approvalClipRunes(ap.AgentName, 120))
 	if name == "" {
 		name = "An agent"
 	}
@@ -879,14 +880,7 @@ func (d *approvalDialog) buildHeader() fyne.CanvasObject {
 	}
 	who := widget.NewLabelWithStyle("From "+name+" at "+host, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	who.Wrapping = fyne.TextWrapWord
-	sig := "Card not signed"
-	if ap.CardSignatures > 0 {
-		plural := "s"
-		if ap.CardSignatures == 1 {
-			plural = ""
-		}
-		sig = fmt.Sprintf("Card signed (%d signature%s, not verified yet)", ap.CardSignatures, plural)
-	}
+	sig := approvalCardVerdict(ap)
 	ids := fmt.Sprintf("%s · task %s · request %s · version %d · received %s", sig, approvalShort(ap.TaskID),
 		approvalShort(ap.Requirement.RequirementID), ap.Requirement.Version, approvalTime(ap.ReceivedAt))
 	idLine := widget.NewLabel(ids)
@@ -1227,6 +1221,34 @@ func approvalShowInvisible(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// approvalNameText is approvalShowInvisible for text that must stay on one
+// line (the agent's name, a key id): a newline or tab in a card's name would
+// let it draw a line of its own under "From …" ("Verified by your
+// administrator"), so they are shown as escapes too, where the user sees
+// that something is odd.
+func approvalNameText(s string) string {
+	s = approvalShowInvisible(s)
+	return strings.NewReplacer("\n", "\\n", "\t", "\\t").Replace(s)
+}
+
+// approvalCardVerdict says what is known of the card's signatures: the
+// trust verdict (verified with its key id, not signed, invalid with why),
+// never a bare count of signatures that nobody checked.
+func approvalCardVerdict(ap *app.Approval) string {
+	switch ap.CardTrust.Status {
+	case trust.StatusVerified:
+		return "Card signature verified (key " + approvalNameText(approvalClipRunes(ap.CardTrust.KeyID, 40)) + ")"
+	case trust.StatusUnsigned:
+		return "Card not signed"
+	case trust.StatusInvalid:
+		return "Card signature INVALID: " + approvalNameText(approvalClipRunes(ap.CardTrust.Reason(), 120))
+	}
+	if ap.CardSignatures > 0 {
+		return "Card signature not checked"
+	}
+	return "Card not signed"
 }
 
 // approvalRawText is the action as received, indented for reading (which
@@ -1624,7 +1646,7 @@ func (r *approvalRow) set(id int, ap app.Approval) {
 		title = "(no title)"
 	}
 	r.title.SetText(title)
-	name := approvalShowInvisible(approvalClipRunes(ap.AgentName, 60))
+	name := approvalNameText(approvalClipRunes(ap.AgentName, 60))
 	parts := []string{name, word, "received " + approvalTime(ap.ReceivedAt)}
 	if !ap.DecidedAt.IsZero() {
 		parts = append(parts, "decided "+approvalTime(ap.DecidedAt))

@@ -24,6 +24,7 @@ import (
 	"aimdesk/app/aim"
 	"aimdesk/app/devagent"
 	"aimdesk/app/store"
+	"aimdesk/app/trust"
 )
 
 // approvalHarness is a core on a real store in a temporary folder, the
@@ -823,9 +824,10 @@ func TestApprovalDialogGolden(t *testing.T) {
 		name   string
 		tamper devagent.Tamper
 		sigs   int
+		trust  trust.Result
 	}{
-		{"verified", devagent.TamperNone, 2},
-		{"tampered", devagent.TamperDigest, 0},
+		{"verified", devagent.TamperNone, 2, trust.Result{Status: trust.StatusVerified, KeyID: "ref-2026", Algorithm: "ES256", KeySource: "pinned"}},
+		{"tampered", devagent.TamperDigest, 0, trust.Result{Status: trust.StatusUnsigned}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newApprovalHarness(t, approvalHarnessConfig{hooks: devagent.Hooks{Tamper: tt.tamper}})
@@ -833,7 +835,7 @@ func TestApprovalDialogGolden(t *testing.T) {
 			h.send("confirm")
 			h.waitFor("the request", func() bool { return len(h.core.Approvals()) == 1 })
 			ap := h.core.Approvals()[0]
-			ap.ID, ap.TaskID, ap.AgentHost, ap.CardSignatures = "golden", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "127.0.0.1:8080", tt.sigs
+			ap.ID, ap.TaskID, ap.AgentHost, ap.CardSignatures, ap.CardTrust = "golden", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "127.0.0.1:8080", tt.sigs, tt.trust
 			ap.Requirement.RequirementID = "5b0e4e4c-3a7f-4f43-9a8e-0d3c1b2a9f10"
 			ap.ReceivedAt = base
 			exp := base.Add(5 * time.Minute)
@@ -955,6 +957,49 @@ func TestApprovalShowInvisible(t *testing.T) {
 	} {
 		if got := approvalShowInvisible(tt.in); got != tt.want {
 			t.Errorf("approvalShowInvisible(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestAttackNewlineInAgentName: a card named "Helper\nVerified by your
+// administrator" would draw a line of its own under "From …" in the
+// approval dialog; names are shown on one line with control characters as
+// escapes.
+func TestAttackNewlineInAgentName(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"Helper\nVerified by your administrator", `Helper\nVerified by your administrator`},
+		{"Tab\there", `Tab\there`},
+		{"CR\rhere", `CR\u000dhere`},
+		{"bidi\u202egnp.exe", `bidi\u202egnp.exe`},
+		{"plain name", "plain name"},
+	} {
+		got := approvalNameText(tt.in)
+		if got != tt.want || strings.ContainsAny(got, "\n\r\t") {
+			t.Errorf("approvalNameText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestAttackUnverifiedSignatureShownAsSigned: a card carrying signatures
+// that nobody verified (or that fail) was shown as "Card signed"; the
+// dialog shows the trust verdict instead.
+func TestAttackUnverifiedSignatureShownAsSigned(t *testing.T) {
+	for _, tt := range []struct {
+		sigs int
+		res  trust.Result
+		want string
+	}{
+		{2, trust.Result{Status: trust.StatusInvalid, Err: trust.ErrBadSignature}, "Card signature INVALID"},
+		{1, trust.Result{}, "Card signature not checked"},
+		{0, trust.Result{Status: trust.StatusUnsigned}, "Card not signed"},
+		{1, trust.Result{Status: trust.StatusVerified, KeyID: "k1"}, "Card signature verified (key k1)"},
+	} {
+		got := approvalCardVerdict(&app.Approval{CardSignatures: tt.sigs, CardTrust: tt.res})
+		if !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%d signatures, %v: %q, want %q…", tt.sigs, tt.res.Status, got, tt.want)
+		}
+		if tt.res.Status != trust.StatusVerified && strings.Contains(got, "verified") {
+			t.Errorf("%q claims verification", got)
 		}
 	}
 }
