@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,8 +109,11 @@ func (c *Core) raiseApproval(agentID, convID, taskID string, msg *a2a.Message) {
 	ap := Approval{AgentID: agentID, TaskID: taskID, ConversationID: convID, State: ApprovalPending, ReceivedAt: c.now()}
 	if err != nil {
 		// A malformed requirement is still shown, so the user can reject it.
+		// Its id comes from its bytes, so an agent that repeats it (or
+		// streams it on every event) raises it once, not once per event.
 		ap.Problem = err.Error()
-		ap.Requirement = aim.Requirement{RequirementID: "malformed-" + uuid.NewString(), Kind: aim.KindConfirmation, Title: "A malformed request"}
+		sum := sha256.Sum256(raw)
+		ap.Requirement = aim.Requirement{RequirementID: "malformed-" + hex.EncodeToString(sum[:12]), Kind: aim.KindConfirmation, Title: "A malformed request"}
 	} else {
 		if r.Kind != aim.KindConfirmation {
 			return // inputs are answered in the conversation
@@ -165,12 +170,53 @@ func (c *Core) addApproval(ap *Approval, sameThread func(old *Approval) bool) {
 		ap.Changed = describeChange(&prev.Requirement, &ap.Requirement)
 	}
 	c.approvals[ap.ID] = ap
+	c.pruneApprovalsLocked(ap.AgentID)
 	c.mu.Unlock()
 	if exp := ap.Requirement.ExpiresAt; exp != nil {
 		id := ap.ID
 		time.AfterFunc(max(exp.Sub(c.now()), 0), func() { c.expire(id) })
 	}
 	c.publishApprovals()
+}
+
+// Bounds on the approvals kept in memory: an agent that sends endless new
+// requirement ids (malformed or not) must not grow the list without end.
+// The audit log in the store keeps every decision; these are the live ones.
+const (
+	MaxApprovals           = 500 // all agents, decided ones included
+	MaxPendingApprovalsPer = 20  // undecided per agent
+)
+
+// pruneApprovalsLocked drops the oldest undecided requests of agentID past
+// MaxPendingApprovalsPer (superseded by the newer ones: the user decides on
+// what the agent asks now), then the oldest requests no longer pending
+// while the list is over MaxApprovals.
+func (c *Core) pruneApprovalsLocked(agentID string) {
+	var pending []*Approval
+	for _, a := range c.approvals {
+		if a.AgentID == agentID && a.State == ApprovalPending {
+			pending = append(pending, a)
+		}
+	}
+	if over := len(pending) - MaxPendingApprovalsPer; over > 0 {
+		sort.Slice(pending, func(i, j int) bool { return pending[i].ReceivedAt.Before(pending[j].ReceivedAt) })
+		for _, a := range pending[:over] {
+			a.State, a.Outcome = ApprovalSuperseded, "dropped: the agent sent too many requests at once"
+		}
+	}
+	if len(c.approvals) <= MaxApprovals {
+		return
+	}
+	done := make([]*Approval, 0, len(c.approvals))
+	for _, a := range c.approvals {
+		if a.State != ApprovalPending && a.State != ApprovalSending {
+			done = append(done, a)
+		}
+	}
+	sort.Slice(done, func(i, j int) bool { return done[i].ReceivedAt.Before(done[j].ReceivedAt) })
+	for _, a := range done[:min(len(done), len(c.approvals)-MaxApprovals)] {
+		delete(c.approvals, a.ID)
+	}
 }
 
 func (c *Core) expire(id string) {
