@@ -85,8 +85,8 @@ type Processor struct {
 	now      func() time.Time
 	accept   map[Version]bool
 
-	surfaces  map[string]*Surface
-	order     []string
+	surfaces  map[surfaceKey]*Surface // by owner and id: agents cannot reach each other's surfaces
+	order     []surfaceKey
 	listeners map[int]func(Change)
 	nextL     int
 	callSeq   int
@@ -100,7 +100,7 @@ type pendingCall struct {
 
 // NewProcessor returns a processor with the basic catalogs and functions.
 func NewProcessor(opts ...Option) (*Processor, error) {
-	p := &Processor{limits: DefaultLimits, now: time.Now, surfaces: map[string]*Surface{}, listeners: map[int]func(Change){}, pending: map[string]pendingCall{}}
+	p := &Processor{limits: DefaultLimits, now: time.Now, surfaces: map[surfaceKey]*Surface{}, listeners: map[int]func(Change){}, pending: map[string]pendingCall{}}
 	for _, o := range opts {
 		o(p)
 	}
@@ -151,17 +151,35 @@ func (p *Processor) notify(c Change) {
 	}
 }
 
-// Surface returns a live surface.
-func (p *Processor) Surface(id string) (*Surface, bool) {
-	s, ok := p.surfaces[id]
+// surfaceKey names a surface: surface ids are chosen by agents, so two
+// agents may use the same id, and one agent must never reach (update,
+// delete, read the data model of) another's surface by naming its id.
+type surfaceKey struct{ agent, id string }
+
+// SurfaceOf returns agentID's live surface id.
+func (p *Processor) SurfaceOf(agentID, id string) (*Surface, bool) {
+	s, ok := p.surfaces[surfaceKey{agentID, id}]
 	return s, ok
+}
+
+// Surface returns the first live surface (in creation order) with this id,
+// whichever agent created it: for hosts that talk to one agent. Hosts of
+// several agents use SurfaceOf.
+func (p *Processor) Surface(id string) (*Surface, bool) {
+	for _, k := range p.order {
+		if k.id == id {
+			s, ok := p.surfaces[k]
+			return s, ok
+		}
+	}
+	return nil, false
 }
 
 // Surfaces returns the live surfaces in creation order.
 func (p *Processor) Surfaces() []*Surface {
 	out := make([]*Surface, 0, len(p.order))
-	for _, id := range p.order {
-		if s, ok := p.surfaces[id]; ok {
+	for _, k := range p.order {
+		if s, ok := p.surfaces[k]; ok {
 			out = append(out, s)
 		}
 	}
@@ -305,7 +323,7 @@ func (p *Processor) apply(agentID string, m *Message, cs *changeSet, r *Result) 
 		}
 		return p.updateDataModel(s, m, cs)
 	case KindDeleteSurface:
-		s, ok := p.surfaces[m.SurfaceID]
+		s, ok := p.surfaces[surfaceKey{agentID, m.SurfaceID}]
 		if !ok {
 			return perr(CategoryIntegrity, CodeSurfaceNotFound, ErrSurfaceNotFound, m.SurfaceID, "/deleteSurface/surfaceId", "Surface not found for message: %s", m.SurfaceID)
 		}
@@ -329,9 +347,10 @@ func (p *Processor) apply(agentID string, m *Message, cs *changeSet, r *Result) 
 }
 
 func (p *Processor) deleteSurface(s *Surface) {
-	delete(p.surfaces, s.id)
-	for i, id := range p.order {
-		if id == s.id {
+	k := surfaceKey{s.agent, s.id}
+	delete(p.surfaces, k)
+	for i, o := range p.order {
+		if o == k {
 			p.order = append(p.order[:i], p.order[i+1:]...)
 			break
 		}
@@ -342,7 +361,7 @@ func (p *Processor) deleteSurface(s *Surface) {
 }
 
 func (p *Processor) surfaceFor(agentID string, m *Message) (*Surface, error) {
-	s, ok := p.surfaces[m.SurfaceID]
+	s, ok := p.surfaces[surfaceKey{agentID, m.SurfaceID}]
 	if ok {
 		return s, nil
 	}
@@ -365,8 +384,9 @@ func (p *Processor) newSurface(agentID, id string, v Version, catalogID string) 
 	s := newSurface(p, id, v, agentID)
 	s.catalog, s.catalogID = cat, cat.ID
 	s.dirty = true
-	p.surfaces[id] = s
-	p.order = append(p.order, id)
+	k := surfaceKey{agentID, id}
+	p.surfaces[k] = s
+	p.order = append(p.order, k)
 	return s, nil
 }
 
@@ -383,7 +403,7 @@ func (p *Processor) createSurface(agentID string, m *Message, cs *changeSet) err
 			}
 		}
 	}
-	if _, ok := p.surfaces[m.SurfaceID]; ok {
+	if _, ok := p.surfaces[surfaceKey{agentID, m.SurfaceID}]; ok {
 		return perr(CategoryIntegrity, CodeSurfaceExists, ErrSurfaceExists, m.SurfaceID, "/createSurface/surfaceId", "Surface %s already exists", m.SurfaceID)
 	}
 	if !catOK {
@@ -419,7 +439,7 @@ func (p *Processor) createSurface(agentID string, m *Message, cs *changeSet) err
 func (p *Processor) beginRendering(agentID string, m *Message, cs *changeSet) error {
 	b := m.Body
 	catID, _ := b["catalogId"].(string)
-	s, ok := p.surfaces[m.SurfaceID]
+	s, ok := p.surfaces[surfaceKey{agentID, m.SurfaceID}]
 	if !ok {
 		var err error
 		if s, err = p.newSurface(agentID, m.SurfaceID, V08, catID); err != nil {

@@ -382,3 +382,43 @@ func TestNestedSlotBindingsUpdate(t *testing.T) {
 		t.Fatalf("updated %v, want the Tabs", got)
 	}
 }
+
+// TestAttackAgentRewritesAnotherAgentsSurface: surfaces were keyed by the
+// agent-chosen id only, so agent B could update, read or delete the form
+// agent A drew by sending messages for A's surface id. Each agent reaches
+// only its own surfaces; B may use the same id for a surface of its own.
+func TestAttackAgentRewritesAnotherAgentsSurface(t *testing.T) {
+	p := newTestProcessor(t)
+	mustProcess(t, p, "agent-a", `[{"version":"v0.9","createSurface":{"surfaceId":"pay","catalogId":"basic"}},
+	 {"version":"v0.9","updateDataModel":{"surfaceId":"pay","value":{"to":"Alice","amount":10}}},
+	 {"version":"v0.9","updateComponents":{"surfaceId":"pay","components":[{"id":"root","component":"Text","text":{"path":"/to"}}]}}]`)
+	for _, attack := range []string{
+		`{"version":"v0.9","updateDataModel":{"surfaceId":"pay","path":"/to","value":"Mallory"}}`,
+		`{"version":"v0.9","updateComponents":{"surfaceId":"pay","components":[{"id":"root","component":"Text","text":"Mallory"}]}}`,
+		`{"version":"v0.9","deleteSurface":{"surfaceId":"pay"}}`,
+	} {
+		r := p.Process("agent-b", []byte(attack))
+		if !errors.Is(r.Err(), ErrSurfaceNotFound) {
+			t.Errorf("%s from another agent: %v, want ErrSurfaceNotFound", attack, r.Err())
+		}
+	}
+	a, ok := p.SurfaceOf("agent-a", "pay")
+	if !ok {
+		t.Fatal("agent A's surface was deleted by agent B")
+	}
+	if v, _ := a.Get("/to"); v != "Alice" {
+		t.Fatalf("agent A's data model says to=%v", v)
+	}
+	if n := a.Node("root"); n == nil || n.String("text") != "Alice" {
+		t.Fatalf("agent A's component was rewritten: %v", n)
+	}
+	// B creating its own "pay" is its own surface, beside A's.
+	mustProcess(t, p, "agent-b", `{"version":"v0.9","createSurface":{"surfaceId":"pay","catalogId":"basic"}}`)
+	b, ok := p.SurfaceOf("agent-b", "pay")
+	if !ok || b == a || b.AgentID() != "agent-b" {
+		t.Fatalf("agent B's own surface: %v %v", b, ok)
+	}
+	if dm := p.RendererDataModel("agent-b", V09); dm != nil {
+		t.Fatalf("agent B reads data models: %v", dm)
+	}
+}

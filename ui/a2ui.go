@@ -160,6 +160,11 @@ func (cv *chatView) host() *a2uiHost {
 
 func partKey(msgID string, i int) string { return fmt.Sprintf("%s#%d", msgID, i) }
 
+// hostedKey names a hosted surface by its owner and id: surface ids are the
+// agents' choice, so one agent's messages must not reach another's surface
+// that happens to have the same id.
+func hostedKey(agentID, surfaceID string) string { return agentID + "\x00" + surfaceID }
+
 // render returns what the chat shows for part i of m: the view of the
 // surfaces it created, a compact note, or nothing (a hidden object).
 func (h *a2uiHost) render(m app.Message, i int, p a2a.Part) fyne.CanvasObject {
@@ -219,10 +224,10 @@ func (h *a2uiHost) process(m app.Message, i int, p a2a.Part) *a2uiPartState {
 		switch {
 		case sc.Created:
 			hs := &hostedSurface{id: sc.SurfaceID, convID: m.ConversationID, msgID: m.ID, agentID: h.cv.agentID, live: live}
-			h.surfaces[sc.SurfaceID] = hs
+			h.surfaces[hostedKey(h.cv.agentID, sc.SurfaceID)] = hs
 			st.created = append(st.created, hs)
 		default:
-			st.touched = append(st.touched, sc.SurfaceID)
+			st.touched = append(st.touched, hostedKey(h.cv.agentID, sc.SurfaceID))
 		}
 	}
 	st.errs = res.Errors
@@ -261,8 +266,8 @@ func (h *a2uiHost) replaceSurfaces(msgID string, part a2ui.Part) {
 		if err != nil || msg.Kind != a2ui.KindCreateSurface {
 			continue // v0.8 has no create message: a later message updates
 		}
-		hs := h.surfaces[msg.SurfaceID]
-		s, live := h.p.Surface(msg.SurfaceID)
+		hs := h.surfaces[hostedKey(h.cv.agentID, msg.SurfaceID)]
+		s, live := h.p.SurfaceOf(h.cv.agentID, msg.SurfaceID)
 		if hs == nil || !live || hs.msgID == msgID || s.Version() == a2ui.V08 {
 			continue
 		}
@@ -282,8 +287,8 @@ func (h *a2uiHost) fill(st *a2uiPartState) {
 		}
 	}
 	if len(st.created) == 0 {
-		for _, id := range st.touched {
-			if hs := h.surfaces[id]; hs != nil && hs.msgID != st.msgID {
+		for _, key := range st.touched {
+			if hs := h.surfaces[key]; hs != nil && hs.msgID != st.msgID {
 				objs = append(objs, h.updateNote(hs))
 				break
 			}
@@ -310,8 +315,8 @@ func (h *a2uiHost) frame(hs *hostedSurface) fyne.CanvasObject {
 	if hs.frame != nil {
 		return hs.frame
 	}
-	s, ok := h.p.Surface(hs.id)
-	if !ok || h.surfaces[hs.id] != hs {
+	s, ok := h.p.SurfaceOf(hs.agentID, hs.id)
+	if !ok || h.surfaces[hostedKey(hs.agentID, hs.id)] != hs {
 		return nil // deleted (or replaced) before it was ever drawn
 	}
 	hs.view = h.r.View(s)
@@ -346,14 +351,14 @@ func (h *a2uiHost) resized(hs *hostedSurface) {
 // another message.
 func (h *a2uiHost) updateNote(hs *hostedSurface) fyne.CanvasObject {
 	text := "Updated the interactive view shown earlier in this conversation."
-	if _, ok := h.p.Surface(hs.id); !ok {
+	if _, ok := h.p.SurfaceOf(hs.agentID, hs.id); !ok {
 		text = "Closed the interactive view shown earlier in this conversation."
 	}
 	l := lowLabel(text)
 	l.Wrapping = fyne.TextWrapWord
 	open := widget.NewButtonWithIcon("Show", theme.ViewFullScreenIcon(), func() { h.popOut(hs) })
 	open.Importance = widget.LowImportance
-	if _, ok := h.p.Surface(hs.id); !ok {
+	if _, ok := h.p.SurfaceOf(hs.agentID, hs.id); !ok {
 		open.Disable()
 	}
 	return container.NewBorder(nil, nil, widget.NewIcon(theme.GridIcon()), open, l)
@@ -362,7 +367,7 @@ func (h *a2uiHost) updateNote(hs *hostedSurface) fyne.CanvasObject {
 // popOut shows a surface in its own window: a second view of the same
 // surface, kept in sync by the renderer.
 func (h *a2uiHost) popOut(hs *hostedSurface) {
-	s, ok := h.p.Surface(hs.id)
+	s, ok := h.p.SurfaceOf(hs.agentID, hs.id)
 	if !ok || (hs.view != nil && (hs.view.Deleted() || hs.view.Surface() != s)) {
 		return
 	}
@@ -395,7 +400,7 @@ func (h *a2uiHost) sendFromView(outs []a2ui.Outbound) {
 	byConv := map[string][]a2ui.Outbound{}
 	var order []string
 	for _, o := range outs {
-		hs := h.surfaces[o.SurfaceID]
+		hs := h.surfaces[hostedKey(o.AgentID, o.SurfaceID)]
 		if hs == nil {
 			continue
 		}

@@ -31,7 +31,7 @@ func waitForSurface(t *testing.T, h *chatHarness, text, surfaceID string) *hoste
 		if h.w.chat.a2uiHost == nil {
 			return false
 		}
-		hs = h.w.chat.a2uiHost.surfaces[surfaceID]
+		hs = h.w.chat.a2uiHost.surfaces[hostedKey(h.w.chat.agentID, surfaceID)]
 		return hs != nil && hs.view != nil && hs.view.Widget("root") != nil
 	})
 	return hs
@@ -122,7 +122,9 @@ func TestA2UIFormEndToEnd(t *testing.T) {
 
 // checkSentDataModel finds the last message sent to the agent (in the
 // console's record of the wire) and checks that its metadata carries the
-// surface's data model (sendDataModel).
+// surface's data model (sendDataModel). The console blanks members named
+// like credentials ("password"), so the typed user name is what is checked
+// there; the agent's reply shows it received the password.
 func checkSentDataModel(t *testing.T, core *app.Core, version, dataModelKey string) {
 	t.Helper()
 	var body string
@@ -148,7 +150,7 @@ func checkSentDataModel(t *testing.T, core *app.Core, version, dataModelKey stri
 	if err := json.Unmarshal(req.Params.Message.Metadata[dataModelKey], &dm); err != nil {
 		t.Fatalf("message metadata %s: %v", dataModelKey, err)
 	}
-	if dm.Version != version || dm.Surfaces[formSurface]["password"] != "s3cret" {
+	if dm.Version != version || dm.Surfaces[formSurface]["username"] != "alice" || dm.Surfaces[formSurface]["password"] != "[hidden]" {
 		t.Errorf("%s = %+v", dataModelKey, dm)
 	}
 }
@@ -380,7 +382,7 @@ func TestA2UISecondFormReplacesFirst(t *testing.T) {
 	h.send("form")
 	var second *hostedSurface
 	h.waitFor("the second form", func() bool {
-		second = h.w.chat.a2uiHost.surfaces[formSurface]
+		second = h.w.chat.a2uiHost.surfaces[hostedKey(h.w.chat.agentID, formSurface)]
 		return second != first && second.view != nil && second.view.Widget("root") != nil
 	})
 	if !oldView.Deleted() {

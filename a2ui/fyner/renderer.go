@@ -136,6 +136,11 @@ func (r *Renderer) onChange(c a2ui.Change) {
 	for i := range c.Surfaces {
 		sc := &c.Surfaces[i]
 		for _, v := range append([]*View(nil), r.views[sc.SurfaceID]...) {
+			// Views are found by surface id, which two agents may share:
+			// a change reaches only the views of that very surface.
+			if sc.Surface != nil && v.s != sc.Surface {
+				continue
+			}
 			v.apply(sc)
 		}
 	}
@@ -157,7 +162,7 @@ func (r *Renderer) logf(format string, args ...any) {
 // component type cannot be drawn.
 func (r *Renderer) reportUnsupported(n *a2ui.Node) {
 	s := n.Surface()
-	key := s.ID() + "\x00" + n.ID()
+	key := s.AgentID() + "\x00" + s.ID() + "\x00" + n.ID()
 	if r.reported[key] {
 		return
 	}
