@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -118,4 +120,72 @@ func TestClientCredentialsAndInvalidToken(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestAttackClientCredentialsWidenedByChallenge: a client-credentials
+// session stepped up silently to whatever scopes the agent's
+// WWW-Authenticate header named. Now only the scope the AIM schema maps the
+// method to is added without asking; an agent asking for more ("admin")
+// gets the user's confirmation or a refusal, and the token endpoint never
+// sees the extra scope unless the user agreed.
+func TestAttackClientCredentialsWidenedByChallenge(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		confirm func(context.Context, PermissionRequest) error
+		wantErr bool
+	}{
+		{"nobody to ask", nil, true},
+		{"user declines", func(context.Context, PermissionRequest) error { return errors.New("no") }, true},
+		{"user agrees", func(context.Context, PermissionRequest) error { return nil }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var mu sync.Mutex
+				var asked []string
+				valid := map[string][]string{}
+				idp := http.NewServeMux()
+				idp.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+					_ = r.ParseForm()
+					mu.Lock()
+					defer mu.Unlock()
+					asked = append(asked, r.Form.Get("scope"))
+					tok := fmt.Sprintf("cc-%d", len(asked))
+					valid[tok] = strings.Fields(r.Form.Get("scope"))
+					jsonReply(w, 200, map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600, "scope": r.Form.Get("scope")})
+				})
+				agent := &testAgent{
+					scopesOf: func(tok string) ([]string, bool) {
+						mu.Lock()
+						defer mu.Unlock()
+						s, ok := valid[tok]
+						return s, ok
+					},
+					require: map[string][]string{"SendMessage": {"a2a.invoke", "admin"}},
+				}
+				m, _ := NewManager(Config{Secrets: &memStore{}, HTTPClient: &http.Client{Transport: handlerTransport{idp}}, ConfirmStepUp: tc.confirm})
+				card := &a2a.AgentCard{SecuritySchemes: map[string]a2a.SecurityScheme{"svc": {OAuth2: &a2a.OAuth2SecurityScheme{
+					Flows: a2a.OAuthFlows{ClientCredentials: &a2a.OAuthFlow{TokenURL: "https://idp.test/token", Scopes: map[string]string{"a2a.invoke": "send"}}},
+				}}}}
+				ag := Agent{ID: "cc", Card: card, URL: "https://agent.test/rpc"}
+				if _, err := m.SignIn(context.Background(), ag, SignInRequest{ClientID: "svc", ClientSecret: "svc-secret-0123456789"}); err != nil {
+					t.Fatal(err)
+				}
+				c := &a2a.Client{
+					Interface:  a2a.AgentInterface{URL: ag.URL, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version10},
+					HTTPClient: &http.Client{Transport: &Transport{Base: handlerTransport{agent}, Manager: m, AgentID: "cc"}},
+				}
+				err := sendMessage(context.Background(), c)
+				if tc.wantErr != (err != nil) {
+					t.Fatalf("send: %v, want error=%v", err, tc.wantErr)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				for _, sc := range asked {
+					if strings.Contains(sc, "admin") && tc.wantErr {
+						t.Fatalf("the token endpoint was asked for %q without the user's yes", sc)
+					}
+				}
+			})
+		})
+	}
 }

@@ -228,11 +228,32 @@ func (s *Session) runStepUp(ctx context.Context, st *stepUp, rec record, method 
 	}()
 	ctx, cancel := context.WithTimeout(ctx, s.m.signInTimeout()+30*time.Second)
 	defer cancel()
-	if rec.Flow.interactive() && s.m.cfg.ConfirmStepUp != nil {
-		req := PermissionRequest{AgentID: rec.AgentID, Method: method, Flow: rec.Flow, Missing: Permissions(miss, method), Granted: rec.Granted}
-		if err := s.m.cfg.ConfirmStepUp(ctx, req); err != nil {
-			st.err = fmt.Errorf("%w: %w", ErrStepUpDeclined, err)
-			return
+	// An interactive flow shows the user what is asked for anyway; a
+	// client-credentials session would widen silently, so there only the
+	// scope the AIM schema maps the method to is added without asking, and
+	// anything an agent's challenge names beyond it needs the user's yes.
+	ask := rec.Flow.interactive()
+	if !ask {
+		table, known := ScopeFor(method)
+		for _, sc := range miss {
+			if !known || sc != table {
+				ask = true
+				break
+			}
+		}
+	}
+	if ask {
+		if s.m.cfg.ConfirmStepUp == nil {
+			if !rec.Flow.interactive() {
+				st.err = fmt.Errorf("%w: the agent asks for permissions beyond what %s needs, and nobody can be asked", ErrStepUpDeclined, method)
+				return
+			}
+		} else {
+			req := PermissionRequest{AgentID: rec.AgentID, Method: method, Flow: rec.Flow, Missing: Permissions(miss, method), Granted: rec.Granted}
+			if err := s.m.cfg.ConfirmStepUp(ctx, req); err != nil {
+				st.err = fmt.Errorf("%w: %w", ErrStepUpDeclined, err)
+				return
+			}
 		}
 	}
 	scopes := union(rec.Granted, miss)
