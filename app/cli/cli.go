@@ -16,12 +16,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
 	"time"
 
+	"aimdesk/app"
 	"aimdesk/app/a2a"
+	"aimdesk/app/trust"
 )
 
 // Exit codes.
@@ -69,7 +72,9 @@ func Usage() string {
 	for _, n := range names {
 		fmt.Fprintf(&b, "       aimdesk %s\n", cmds[n].usage)
 	}
-	b.WriteString("common flags: --json (machine output), --idle-timeout DURATION (default 60s)\n")
+	b.WriteString("common flags: --json (machine output), --idle-timeout DURATION (default 60s),\n")
+	b.WriteString("              --allow-http (plain http:// to another machine)\n")
+	b.WriteString("send --task ID approve|reject [--digest sha256:…]: shows the request, then answers exactly it\n")
 	b.WriteString("exit codes: 0 ok, 1 failed, 2 usage, 3 task failed/canceled/rejected, 4 task waits for you\n")
 	return b.String()
 }
@@ -79,6 +84,7 @@ type env struct {
 	stdout, stderr io.Writer
 	json           bool
 	idle           time.Duration
+	allowHTTP      bool
 }
 
 // Run runs the subcommand in args[0] and returns the process exit code.
@@ -102,6 +108,7 @@ func (e *env) flags(name string, args []string, npos int, define func(fs *flag.F
 	fs.SetOutput(e.stderr)
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	fs.DurationVar(&e.idle, "idle-timeout", a2a.DefaultIdleTimeout, "give up when the agent sends nothing for this long")
+	fs.BoolVar(&e.allowHTTP, "allow-http", false, "allow plain http:// to an agent on another machine")
 	if define != nil {
 		define(fs)
 	}
@@ -125,11 +132,20 @@ func (e *env) flags(name string, args []string, npos int, define func(fs *flag.F
 }
 
 // connect resolves the agent card at target and returns a client for its
-// preferred interface.
+// preferred interface. It makes the app's checks (app.CheckAgentURL,
+// app.CheckInterface) and talks through the app's guarded transport, so a
+// hostile agent gets no more from the command line than from the window.
 func (e *env) connect(ctx context.Context, target string) (*a2a.Client, *a2a.ResolvedCard, error) {
-	hc := &http.Client{}
+	norm, err := app.CheckAgentURL(target, e.allowHTTP)
+	if errors.Is(err, app.ErrPlainHTTP) {
+		return nil, nil, fmt.Errorf("%w (add --allow-http to allow it)", err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	hc := e.httpClient()
 	r := &a2a.CardResolver{HTTPClient: hc}
-	rc, err := r.Resolve(ctx, target)
+	rc, err := r.Resolve(ctx, norm)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -137,7 +153,27 @@ func (e *env) connect(ctx context.Context, target string) (*a2a.Client, *a2a.Res
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := app.CheckInterface(iface, rc.URL, e.allowHTTP); err != nil {
+		return nil, nil, err
+	}
 	return &a2a.Client{Interface: iface, HTTPClient: hc, AIM: rc.Card.IsAIM(), IdleTimeout: e.idle}, rc, nil
+}
+
+// httpClient is the guarded client of every command: bounds on what the
+// agent sends (trust.Guard: depth, string length, UTF-8, slow bodies), and
+// the idle timeout also while connecting and waiting for the headers (an
+// agent that accepts the connection and never answers must not hang the
+// command past --idle-timeout).
+func (e *env) httpClient() *http.Client {
+	idle := e.idle
+	if idle <= 0 {
+		idle = a2a.DefaultIdleTimeout
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{Timeout: idle, KeepAlive: 30 * time.Second}).DialContext
+	tr.TLSHandshakeTimeout = idle
+	tr.ResponseHeaderTimeout = idle
+	return trust.GuardClient(&http.Client{Transport: tr}, trust.Limits{})
 }
 
 // fail prints err for a user and returns ExitFailed.

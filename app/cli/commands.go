@@ -32,10 +32,11 @@ func cmdCard(ctx context.Context, e *env, args []string) int {
 
 func cmdSend(ctx context.Context, e *env, args []string) int {
 	var stream bool
-	var taskID, contextID string
+	var taskID, contextID, digest string
 	pos, ok := e.flags("send", args, 2, func(fs *flag.FlagSet) {
 		fs.BoolVar(&stream, "stream", false, "stream the answer as it is written")
 		fs.StringVar(&taskID, "task", "", "answer this task (input it asked for)")
+		fs.StringVar(&digest, "digest", "", "approve only if the request's action has this digest (sha256:…)")
 		fs.StringVar(&contextID, "context", "", "continue this conversation")
 	})
 	if !ok {
@@ -48,7 +49,7 @@ func cmdSend(ctx context.Context, e *env, args []string) int {
 	msg := a2a.Message{MessageID: uuid.NewString(), Role: a2a.RoleUser, ContextID: contextID, Parts: []a2a.Part{a2a.TextPart(pos[1])}}
 	if taskID != "" {
 		if c.AIM {
-			return e.continueTask(ctx, c, taskID, msg)
+			return e.continueTask(ctx, c, taskID, msg, digest)
 		}
 		msg.TaskID = taskID
 	}
