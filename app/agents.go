@@ -400,7 +400,9 @@ func (c *Core) client(agentID string) (*a2a.Client, *agentState, error) {
 // an http(s) URL (https:// is assumed without a scheme), and plain http only
 // to this machine unless allowPlain. It returns the normalised URL. The
 // command line uses it too, so both refuse the same addresses.
-func CheckAgentURL(raw string, allowPlain bool) (string, error) { return checkAgentURL(raw, allowPlain) }
+func CheckAgentURL(raw string, allowPlain bool) (string, error) {
+	return checkAgentURL(raw, allowPlain)
+}
 
 // CheckInterface is the check the app makes on the interface a card names
 // (cardURL is where the card was read): its URL passes CheckAgentURL, and a
