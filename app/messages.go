@@ -32,6 +32,12 @@ type Message struct {
 	TaskState      a2a.TaskState // last known state of TaskID
 	StatusText     string        // transient progress words while the agent works
 	Error          string
+	// FullTextPath is the file holding a reply's text past MaxReplyText
+	// ("" when it fit); TextCut is how many bytes are there and not in
+	// Parts. Only set while the reply is live in this run: what is stored
+	// carries a note with the path in the text itself.
+	FullTextPath string
+	TextCut      int64
 	CreatedAt      time.Time
 }
 
@@ -77,16 +83,25 @@ type reply struct {
 	status    []a2a.Part // parts of the last terminal or interrupted status message
 	direct    []a2a.Part // parts of Message results
 	lastSaved time.Time
+	// spillDir is where text past MaxReplyText goes ("" keeps nothing past
+	// the cap); see spill.go.
+	spillDir string
 }
 
 type artifactAcc struct {
 	id    string
-	parts []partAcc
+	parts []*partAcc
 }
 
+// partAcc accumulates one part. A text part's chunks go into a
+// strings.Builder: appending is amortised O(chunk) and reading the text
+// for a snapshot copies nothing (the builder only ever appends), so a
+// stream of many chunks costs linear time, not quadratic. Past
+// MaxReplyText the text goes to a file instead (spill.go).
 type partAcc struct {
-	part a2a.Part
-	text []byte // for text parts: grows with appended chunks
+	part  a2a.Part
+	text  *strings.Builder
+	spill *spill
 }
 
 func (r *reply) artifact(id string) *artifactAcc {
@@ -104,6 +119,7 @@ func (r *reply) artifact(id string) *artifactAcc {
 func (r *reply) applyArtifact(u *a2a.TaskArtifactUpdateEvent) {
 	a := r.artifact(u.Artifact.ArtifactID)
 	if !u.Append {
+		closePartSpills(a.parts)
 		a.parts = a.parts[:0]
 	}
 	// Adjacent text parts of one artifact are one document: a streamed
@@ -112,12 +128,14 @@ func (r *reply) applyArtifact(u *a2a.TaskArtifactUpdateEvent) {
 	for _, p := range u.Artifact.Parts {
 		n := len(a.parts)
 		if p.Kind == a2a.PartText && n > 0 && a.parts[n-1].part.Kind == a2a.PartText {
-			a.parts[n-1].text = append(a.parts[n-1].text, p.Text...)
+			r.appendText(a.parts[n-1], p.Text)
 			continue
 		}
-		pa := partAcc{part: p}
+		pa := &partAcc{part: p}
 		if p.Kind == a2a.PartText {
-			pa.text = append([]byte(nil), p.Text...)
+			pa.part.Text = ""
+			pa.text = &strings.Builder{}
+			r.appendText(pa, p.Text)
 		}
 		a.parts = append(a.parts, pa)
 	}
@@ -127,6 +145,7 @@ func (r *reply) applyArtifact(u *a2a.TaskArtifactUpdateEvent) {
 // non-streaming result).
 func (r *reply) applyTask(t *a2a.Task) {
 	r.msg.TaskID = t.ID
+	r.closeSpills()
 	r.artifacts, r.status, r.direct = r.artifacts[:0], r.status[:0], nil
 	for i := range t.Artifacts {
 		r.applyArtifact(&a2a.TaskArtifactUpdateEvent{Artifact: t.Artifacts[i]})
@@ -156,7 +175,11 @@ func (r *reply) snapshot() Message {
 		for _, p := range a.parts {
 			q := p.part
 			if q.Kind == a2a.PartText {
-				q.Text = string(p.text)
+				q.Text = p.text.String()
+				if p.spill != nil {
+					q.Text += p.spill.note()
+					m.FullTextPath, m.TextCut = p.spill.path, m.TextCut+p.spill.n
+				}
 			}
 			m.Parts = append(m.Parts, q)
 		}

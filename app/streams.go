@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"path/filepath"
 	"time"
 
 	"github.com/google/uuid"
@@ -34,15 +35,20 @@ func (c *Core) messageMetadata(a *agentState) a2a.Metadata {
 // newReply registers an empty agent reply in a conversation; it is stored
 // and shown when its first content arrives.
 func (c *Core) newReply(agentID, convID string) *reply {
-	rp := &reply{msg: Message{ID: uuid.NewString(), ConversationID: convID, Role: a2a.RoleAgent, State: MessageStreaming, CreatedAt: c.now()}}
+	rp := &reply{msg: Message{ID: uuid.NewString(), ConversationID: convID, Role: a2a.RoleAgent, State: MessageStreaming, CreatedAt: c.now()}, spillDir: c.spillDir()}
 	c.mu.Lock()
 	c.replies[rp.msg.ID] = rp
 	c.mu.Unlock()
 	return rp
 }
 
+// spillDir is where the text of replies past MaxReplyText goes: beside
+// the database, in a folder only the user can read.
+func (c *Core) spillDir() string { return filepath.Join(filepath.Dir(c.DataPath()), "replies") }
+
 func (c *Core) dropReply(rp *reply) {
 	c.mu.Lock()
+	rp.closeSpills()
 	delete(c.replies, rp.msg.ID)
 	if rp.msg.TaskID != "" {
 		for k, v := range c.byTask {
@@ -58,6 +64,17 @@ func (c *Core) dropReply(rp *reply) {
 func (c *Core) liveByMsg(id string) *reply { return c.replies[id] }
 
 func taskKey(agentID, taskID string) string { return agentID + "/" + taskID }
+
+// saveInterval is how often a streaming reply is written to the store: a
+// large reply less often, so the bytes written per second stay bounded
+// (about 2 MiB/s at MaxReplyText) whatever the agent streams.
+func saveInterval(m Message) time.Duration {
+	n := 0
+	for _, p := range m.Parts {
+		n += len(p.Text)
+	}
+	return max(saveEvery, time.Duration(n)*time.Second/(2<<20))
+}
 
 // consume applies a stream's events to rp until it ends.
 func (c *Core) consume(ctx context.Context, agentID string, rp *reply, seq iter.Seq2[*a2a.StreamResponse, error], onFirst func()) error {
@@ -115,7 +132,7 @@ func (c *Core) apply(ctx context.Context, agentID string, rp *reply, ev *a2a.Str
 		c.publish(Event{Message: &MessageChange{ConversationID: snap.ConversationID, Message: snap, New: true}})
 	} else {
 		c.publishReply(rp, false)
-		if time.Since(rp.lastSaved) > saveEvery {
+		if time.Since(rp.lastSaved) > saveInterval(snap) {
 			c.saveMessage(ctx, snap)
 			c.mu.Lock()
 			rp.lastSaved = time.Now()
@@ -405,7 +422,7 @@ func (c *Core) reopen(agentID string, rec store.Message, t store.Task) *reply {
 	m.State = MessageStreaming
 	m.TaskState = a2a.TaskState(t.State)
 	// Until the agent sends the whole task again, show what was stored.
-	rp := &reply{msg: m, lastSaved: time.Now(), direct: m.Parts}
+	rp := &reply{msg: m, lastSaved: time.Now(), direct: m.Parts, spillDir: c.spillDir()}
 	c.mu.Lock()
 	c.replies[m.ID] = rp
 	c.byTask[taskKey(agentID, t.ID)] = rp
