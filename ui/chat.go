@@ -641,6 +641,7 @@ type messageRow struct {
 	spinner  *widget.Activity
 	state    *widget.Label
 	taskLink *widget.Hyperlink
+	fullText *widget.Button // opens the file with a reply's text past app.MaxReplyText
 	copyBtn  *widget.Button
 	body     *fyne.Container
 	status   *widget.Label
@@ -695,6 +696,9 @@ func (r *messageRow) build() {
 	r.taskLink = widget.NewHyperlink("", nil)
 	r.taskLink.Truncation = fyne.TextTruncateEllipsis
 	r.taskLink.Hide()
+	r.fullText = widget.NewButtonWithIcon("Open the full text", theme.FileTextIcon(), nil)
+	r.fullText.Importance = widget.LowImportance
+	r.fullText.Hide()
 	r.copyBtn = widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() {
 		r.cv.w.env.app.Clipboard().SetContent(r.text)
 	})
@@ -710,7 +714,7 @@ func (r *messageRow) build() {
 	r.errBox = container.NewBorder(nil, nil, widget.NewIcon(theme.ErrorIcon()), r.retryBtn, r.errLabel)
 	r.errBox.Hide()
 	header := container.NewBorder(nil, nil, container.NewHBox(r.who, r.when, r.spinner, r.state), r.copyBtn)
-	r.root.Objects = []fyne.CanvasObject{container.NewVBox(header, r.body, r.status, r.taskLink, r.errBox)}
+	r.root.Objects = []fyne.CanvasObject{container.NewVBox(header, r.body, r.status, r.fullText, r.taskLink, r.errBox)}
 	r.root.Refresh()
 }
 
@@ -745,6 +749,7 @@ func (r *messageRow) set(m app.Message, rev uint32, width float32) bool {
 	r.text = m.Text()
 	r.setHeader(m)
 	r.setTaskLink(m)
+	r.setFullText(m)
 	if m.State == app.MessageStreaming && m.StatusText != "" {
 		setLabel(r.status, m.StatusText)
 		r.status.Show()
@@ -804,6 +809,24 @@ func (r *messageRow) setTaskLink(m app.Message) {
 	agentID, taskID := cv.agentID, m.TaskID
 	r.taskLink.OnTapped = func() { cv.w.env.showTask(agentID, taskID) }
 	r.taskLink.Show()
+}
+
+// setFullText offers the file holding a reply's text past what the app
+// keeps (app.MaxReplyText), once the reply spilled into it. The file is
+// plain text written by aimdesk, so it opens in the user's text viewer.
+func (r *messageRow) setFullText(m app.Message) {
+	if m.FullTextPath == "" {
+		r.fullText.Hide()
+		return
+	}
+	u := &url.URL{Scheme: "file", Path: filepath.ToSlash(m.FullTextPath)}
+	r.fullText.SetText(fmt.Sprintf("Open the full text (%s more)", humanSize(int(m.TextCut))))
+	r.fullText.OnTapped = func() {
+		if err := r.cv.w.env.app.OpenURL(u); err != nil {
+			r.cv.w.showError(fmt.Errorf("could not open %s: %w", m.FullTextPath, err))
+		}
+	}
+	r.fullText.Show()
 }
 
 // setFailure shows why m failed, with Retry for the user's own messages.

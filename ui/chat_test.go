@@ -461,3 +461,21 @@ func TestLongConversationLoadsPagesOnDemand(t *testing.T) {
 		}
 	}
 }
+
+// TestLongReplyOffersFullText: a reply past app.MaxReplyText shows what
+// was kept and a button naming how much more is in the file.
+func TestLongReplyOffersFullText(t *testing.T) {
+	h := newChatHarness(t, chatHarnessConfig{noAgent: true})
+	r := newMessageRow(h.w.chat)
+	m := app.Message{ID: "long", Role: a2a.RoleAgent, State: app.MessageDone, Parts: []a2a.Part{a2a.TextPart("kept text")},
+		FullTextPath: filepath.Join(t.TempDir(), "reply.txt"), TextCut: 3 << 20}
+	r.set(m, 1, 600)
+	if !r.fullText.Visible() || !strings.Contains(r.fullText.Text, "3.0 MB") && !strings.Contains(r.fullText.Text, "MiB") && !strings.Contains(r.fullText.Text, "MB") {
+		t.Fatalf("full-text button: visible=%v %q", r.fullText.Visible(), r.fullText.Text)
+	}
+	m.FullTextPath, m.ID = "", "short"
+	r.set(m, 2, 600)
+	if r.fullText.Visible() {
+		t.Fatal("button shown for a reply that fit")
+	}
+}
