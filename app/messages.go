@@ -38,7 +38,7 @@ type Message struct {
 	// carries a note with the path in the text itself.
 	FullTextPath string
 	TextCut      int64
-	CreatedAt      time.Time
+	CreatedAt    time.Time
 }
 
 // Text is the message's text parts joined, for titles and search.
