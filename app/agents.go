@@ -179,7 +179,7 @@ func (c *Core) AddAgent(ctx context.Context, u string, allowPlainHTTP bool) (Age
 		}
 	}
 	c.mu.Unlock()
-	rc, err := c.resolver.Resolve(ctx, norm)
+	rc, err := c.resolveCard(ctx, norm)
 	if err != nil {
 		return Agent{}, err
 	}
@@ -281,7 +281,7 @@ func (c *Core) connect(ctx context.Context, id string) {
 	a.status = AgentConnecting
 	c.mu.Unlock()
 	c.publishAgents()
-	rc, err := c.resolver.Resolve(ctx, rec.URL)
+	rc, err := c.resolveCard(ctx, rec.URL)
 	var iface a2a.AgentInterface
 	if err == nil {
 		iface, err = a2a.SelectInterface(rc.Card)
@@ -394,6 +394,19 @@ func (c *Core) client(agentID string) (*a2a.Client, *agentState, error) {
 		return nil, nil, ErrNotConnected
 	}
 	return a.client, a, nil
+}
+
+// resolveCard reads an agent's card within the idle timeout: an agent
+// that accepts the connection and never answers (or trickles its card)
+// must not leave "Add agent" waiting for ever.
+func (c *Core) resolveCard(ctx context.Context, target string) (*a2a.ResolvedCard, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, c.Settings().IdleTimeout, a2a.ErrIdleTimeout)
+	defer cancel()
+	rc, err := c.resolver.Resolve(ctx, target)
+	if err != nil && errors.Is(context.Cause(ctx), a2a.ErrIdleTimeout) {
+		return nil, fmt.Errorf("reading the agent card: %w", a2a.ErrIdleTimeout)
+	}
+	return rc, err
 }
 
 // CheckAgentURL is the check the app makes on an address the user types:

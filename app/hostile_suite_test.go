@@ -1,0 +1,132 @@
+package app_test
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"aimdesk/app"
+	"aimdesk/app/a2a"
+	"aimdesk/app/hostiletest"
+	"aimdesk/app/store"
+)
+
+// TestHostileAgentSuiteCore: the core meets each misbehaviour of the
+// hostile agent with a clear error (adding the agent, or the reply marked
+// failed with why) or a capped result (endless appended text), within its
+// time bound and with the Go heap under 150 MB.
+func TestHostileAgentSuiteCore(t *testing.T) {
+	h := hostiletest.Start()
+	defer h.Close()
+	if raceEnabled {
+		h.AppendBytes = 32 << 20
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "aimdesk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	core, err := app.New(ctx, app.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer core.Close()
+	s := core.Settings()
+	s.IdleTimeout = 2 * time.Second
+	if err := core.SetSettings(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	events, stop := core.Subscribe()
+	defer stop()
+
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+
+	for _, mode := range hostiletest.CardModes {
+		t.Run(mode, func(t *testing.T) {
+			start := time.Now()
+			actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			_, err := core.AddAgent(actx, h.URL(mode), false)
+			if err == nil {
+				t.Fatal("the agent was added")
+			}
+			if d := time.Since(start); d > 15*time.Second {
+				t.Fatalf("took %v", d)
+			}
+			t.Logf("%v in %v", err, time.Since(start).Round(time.Millisecond))
+		})
+	}
+	for _, mode := range hostiletest.StreamModes {
+		t.Run(mode, func(t *testing.T) {
+			a, err := core.AddAgent(ctx, h.URL(mode), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cv, err := core.NewConversation(ctx, a.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			if _, err := core.Send(ctx, cv.ID, "hello", nil); err != nil {
+				t.Fatal(err)
+			}
+			// The end is the agent's reply done or failed, or (when nothing
+			// of the answer could be read) the user's message failed, with
+			// Retry.
+			var final app.Message
+			bound := time.After(5 * time.Minute)
+			for final.ID == "" {
+				select {
+				case ev := <-events:
+					m := ev.Message
+					if m == nil || m.ConversationID != cv.ID {
+						continue
+					}
+					agentEnd := m.Message.Role == a2a.RoleAgent && (m.Message.State == app.MessageDone || m.Message.State == app.MessageFailed)
+					userFailed := m.Message.Role == a2a.RoleUser && m.Message.State == app.MessageFailed
+					if agentEnd || userFailed {
+						final = m.Message
+					}
+				case <-bound:
+					t.Fatal("no final reply")
+				}
+			}
+			took := time.Since(start)
+			if mode == hostiletest.StreamAppend {
+				if final.State != app.MessageDone || len(final.Text()) > app.MaxReplyText+1024 || final.FullTextPath == "" {
+					t.Fatalf("state %s, %d bytes kept, file %q", final.State, len(final.Text()), final.FullTextPath)
+				}
+			} else if final.State != app.MessageFailed || strings.TrimSpace(final.Error) == "" {
+				t.Fatalf("state %s, error %q", final.State, final.Error)
+			}
+			if mode != hostiletest.StreamAppend && took > 30*time.Second {
+				t.Fatalf("took %v", took)
+			}
+			t.Logf("%s message %s in %v: %s", final.Role, final.State, took.Round(time.Millisecond), final.Error)
+		})
+	}
+	if p := peak.Load(); p > 150<<20 {
+		t.Fatalf("peak Go heap %d MB", p>>20)
+	}
+}
