@@ -11,21 +11,7 @@ import (
 	"gopkg.in/hraban/opus.v2"
 )
 
-// speechLike is a voiced, speech-like test signal: harmonics of a gliding
-// pitch (110..230 Hz) under a 4 Hz syllable envelope, so that Opus codes it
-// in SILK/hybrid mode and a lost frame is not predictable from the last.
-func speechLike(p []int16, n int64) {
-	for i := range p {
-		t := float64(n+int64(i)) / SampleRate
-		phase := 2 * math.Pi * (170*t - 60/(2*math.Pi*0.7)*math.Cos(2*math.Pi*0.7*t))
-		env := 0.5 + 0.5*math.Sin(2*math.Pi*4*t)
-		var v float64
-		for h := 1; h <= 8; h++ {
-			v += math.Sin(float64(h)*phase) / float64(h)
-		}
-		p[i] = int16(9000 * env * v)
-	}
-}
+func speechLike(p []int16, n int64) { Voiced(p, n) }
 
 func TestAudioLevelAndVoice(t *testing.T) {
 	tests := []struct {
