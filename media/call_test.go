@@ -74,9 +74,10 @@ func TestCallPublishesToneAndScreenAndPlaysAgent(t *testing.T) {
 	waitFor(t, 10*time.Second, "audio packets at the checker", func() bool {
 		return chk.audioPackets(time.Now().Add(-time.Second), time.Now()) >= 40
 	})
+	dtx0 := call.mic.DTXFrames()
 	from, to := window(2 * time.Second)
 	pps := float64(chk.audioPackets(from, to)) / to.Sub(from).Seconds()
-	t.Logf("audio: %.1f packets/s", pps)
+	t.Logf("audio: %.1f packets/s (%d frames withheld by DTX)", pps, call.mic.DTXFrames()-dtx0)
 	if pps < 40 {
 		t.Errorf("audio packets/s = %.1f, want ≥ 40", pps)
 	}
