@@ -67,6 +67,7 @@ func (s *sender) frame(sink PacketSink, pcm []int16, ts uint32) (sent, dtx bool,
 	}
 	err = sink(Packet{Payload: payload, Timestamp: ts, Level: level, Voice: voice, Marker: s.gap})
 	if err != nil {
+		s.gap = true
 		return false, false, err
 	}
 	s.gap = false
