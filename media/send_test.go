@@ -215,16 +215,24 @@ func TestMicAudioLevelMakesActiveSpeakerAndDTX(t *testing.T) {
 		return chk.audioPackets(time.Now().Add(-500*time.Millisecond), time.Now()) >= 23
 	})
 	waitFor(t, 6*time.Second, "the engine to speak again", func() bool { s, _ := chk.engineSpeaking(); return s })
-	first := -1
-	resumed := tap.since(back.Add(-100 * time.Millisecond))
-	for i, p := range resumed {
-		if p.level <= wantLevel+1 {
-			first = i
-			break
+	// the marker bit is set exactly on the packets that follow a gap
+	all := tap.since(time.Time{})
+	firstSound := -1
+	for i := 1; i < len(all); i++ {
+		gap := all[i].ts-all[i-1].ts != uint32(audio.FrameSamples)
+		if all[i].marker != gap {
+			t.Errorf("packet %d: marker %v, timestamp step %d", i, all[i].marker, all[i].ts-all[i-1].ts)
+		}
+		if firstSound < 0 && all[i].at.After(back) && all[i].level < 127 {
+			firstSound = i
 		}
 	}
-	if first < 0 || !resumed[first].marker {
-		t.Errorf("the first tone packet after DTX is not marked as a talkspurt start (index %d)", first)
+	// the sound resumes after DTX: either after a gap (marked, checked
+	// above) or right after a comfort-noise update that was sent
+	if firstSound < 0 {
+		t.Error("no packet with sound after the silence")
+	} else if p, q := all[firstSound-1], all[firstSound]; !q.marker && p.level != 127 {
+		t.Errorf("first sound after the silence follows a level-%d packet without a gap", p.level)
 	}
 	if sent, _ := call.mic.Stats(); sent == 0 {
 		t.Error("no frames sent")
