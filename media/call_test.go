@@ -178,7 +178,11 @@ func TestMuteAndStopScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond)
+	s0, _ := call.mic.Stats()
+	d0 := call.mic.DTXFrames()
 	from, to = window(500 * time.Millisecond)
+	s1, _ := call.mic.Stats()
+	t.Logf("PTT pressed: the engine sent %d frames (%d DTX), the checker got %d packets in 0.5 s", s1-s0, call.mic.DTXFrames()-d0, chk.audioPackets(from, to))
 	if n := chk.audioPackets(from, to); n < 20 {
 		t.Errorf("PTT pressed: %d packets in 0.5 s, want ≥ 20", n)
 	}

@@ -169,8 +169,8 @@ func TestMicAudioLevelMakesActiveSpeakerAndDTX(t *testing.T) {
 	pps := float64(chk.audioPackets(from, to)) / to.Sub(from).Seconds()
 	wantLevel := audio.AudioLevel(toneFrame(audio.Tone{Freq: 440, Level: toneLevel}))
 	t.Logf("tone: %.1f packets/s at the checker, SFU audio level %.3f (tone RMS %.3f, %d -dBov)", pps, lvl, audio.Tone{Freq: 440, Level: toneLevel}.RMS(), wantLevel)
-	if pps < 45 {
-		t.Errorf("tone: %.1f packets/s, want 50", pps)
+	if pps < 40 {
+		t.Errorf("tone: %.1f packets/s, want 50 (≥ 40 allowing for arrival jitter)", pps)
 	}
 	if lvl < 0.08 || lvl > 0.4 {
 		t.Errorf("SFU audio level %.3f, want about the tone's RMS %.3f", lvl, audio.Tone{Freq: 440, Level: toneLevel}.RMS())
@@ -294,8 +294,10 @@ func TestMicTimestampsContinuousAcrossMuteAndPTT(t *testing.T) {
 		time.Sleep(s.wait)
 	}
 
-	// ±1 frame, plus 15 ms for scheduling on a loaded machine
-	const tol = 20 + 15
+	// ±1 frame, plus 25 ms: the send and arrival times are taken by
+	// goroutines on a loaded machine (a wrong clock is off by the whole gap
+	// less one frame, ≥ 380 ms here)
+	const tol = 20 + 25
 	from := start.Add(-300 * time.Millisecond) // the packets before the mute
 	var sentAt []time.Time
 	var sentTS []uint32
