@@ -16,8 +16,8 @@ import (
 
 	"github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
+	"github.com/pion/rtcp"
 	"github.com/pion/webrtc/v4"
-	pmedia "github.com/pion/webrtc/v4/pkg/media"
 
 	"aimdesk/media/audio"
 	"aimdesk/media/lkroom"
@@ -132,7 +132,7 @@ func (e *Engine) Join(ctx context.Context, p JoinParams) (*Call, error) {
 	// the join may be aborted by ctx, but the SDK keeps the context for
 	// later resumes: give it lifeCtx and cancel that if ctx ends first
 	stop := context.AfterFunc(ctx, lifeCancel)
-	room, err := lkroom.Connect(lifeCtx, p.URL, p.Token, c.q.Push, lksdk.WithLogger(lkroom.NewLogger(c.log)))
+	room, err := lkroom.Connect(lifeCtx, p.URL, p.Token, c.q.Push, c.connectOptions()...)
 	aborted := !stop()
 	if err == nil && aborted {
 		room.Disconnect()
@@ -445,18 +445,41 @@ func (c *Call) installRoom(room *lksdk.Room) error {
 	return errors.Join(errs...)
 }
 
+// connectOptionsHook lets tests add SDK options (e.g. an interceptor that
+// watches the RTP we send) to every connection of a call.
+var connectOptionsHook func() []lksdk.ConnectOption
+
+func (c *Call) connectOptions() []lksdk.ConnectOption {
+	opts := []lksdk.ConnectOption{lksdk.WithLogger(lkroom.NewLogger(c.log))}
+	if h := connectOptionsHook; h != nil {
+		opts = append(opts, h()...)
+	}
+	return opts
+}
+
+// publishMic publishes the microphone: Opus RTP with audio levels written
+// by an lkroom.MicWriter, and the track's RTCP fed back to the publisher.
 func (c *Call) publishMic() error {
+	mic := c.mic
+	var lt *lksdk.LocalTrack
 	lt, err := lksdk.NewLocalTrack(webrtc.RTPCodecCapability{
 		MimeType: webrtc.MimeTypeOpus, ClockRate: 48000, Channels: 2,
 		SDPFmtpLine: "minptime=10;useinbandfec=1",
-	})
+	}, lksdk.WithRTCPHandler(func(pkt rtcp.Packet) {
+		// receiver reports about our stream: loss (→ FEC) and RTT
+		mic.HandleRTCP(uint32(lt.SSRC()), pkt)
+	}))
 	if err != nil {
 		return fmt.Errorf("media: microphone track: %w", err)
 	}
-	mic := c.mic
+	w := lkroom.NewMicWriter(lt)
+	pc := c.room.LocalParticipant.GetPublisherPeerConnection()
 	lt.OnBind(func() {
 		// producers start when the track is bound: earlier writes are dropped
-		mic.SetSink(func(s pmedia.Sample) error { return lt.WriteSample(s, nil) })
+		w.Bind(pc)
+		mic.SetSink(func(p audio.Packet) error {
+			return w.WriteOpus(p.Payload, p.Timestamp, p.Level, p.Voice, p.Marker)
+		})
 	})
 	pub, err := c.room.LocalParticipant.PublishTrack(lt, &lksdk.TrackPublicationOptions{
 		Name: "microphone", Source: livekit.TrackSource_MICROPHONE,
@@ -598,7 +621,7 @@ func (c *Call) reconnect(ctx context.Context) {
 		}
 		var room *lksdk.Room
 		if err == nil {
-			room, err = lkroom.Connect(ctx, url, token, c.q.Push, lksdk.WithLogger(lkroom.NewLogger(c.log)))
+			room, err = lkroom.Connect(ctx, url, token, c.q.Push, c.connectOptions()...)
 		}
 		if err == nil {
 			err := c.do(context.Background(), func() error {

@@ -74,9 +74,10 @@ func TestCallPublishesToneAndScreenAndPlaysAgent(t *testing.T) {
 	waitFor(t, 10*time.Second, "audio packets at the checker", func() bool {
 		return chk.audioPackets(time.Now().Add(-time.Second), time.Now()) >= 40
 	})
+	dtx0 := call.mic.DTXFrames()
 	from, to := window(2 * time.Second)
 	pps := float64(chk.audioPackets(from, to)) / to.Sub(from).Seconds()
-	t.Logf("audio: %.1f packets/s", pps)
+	t.Logf("audio: %.1f packets/s (%d frames withheld by DTX)", pps, call.mic.DTXFrames()-dtx0)
 	if pps < 40 {
 		t.Errorf("audio packets/s = %.1f, want ≥ 40", pps)
 	}
@@ -177,7 +178,11 @@ func TestMuteAndStopScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond)
+	s0, _ := call.mic.Stats()
+	d0 := call.mic.DTXFrames()
 	from, to = window(500 * time.Millisecond)
+	s1, _ := call.mic.Stats()
+	t.Logf("PTT pressed: the engine sent %d frames (%d DTX), the checker got %d packets in 0.5 s", s1-s0, call.mic.DTXFrames()-d0, chk.audioPackets(from, to))
 	if n := chk.audioPackets(from, to); n < 20 {
 		t.Errorf("PTT pressed: %d packets in 0.5 s, want ≥ 20", n)
 	}
@@ -281,12 +286,18 @@ func TestHalfDuplexDucksMicWhileAgentSpeaks(t *testing.T) {
 	chk.publishTone(660, 0.3)
 	waitFor(t, 10*time.Second, "the mic to be ducked", func() bool { return call.State().Local.Mic.Ducked })
 	time.Sleep(300 * time.Millisecond)
+	dtx0 := call.mic.DTXFrames()
 	from, to = window(time.Second)
 	if rms := chk.meanRMS(from, to); rms > 0.01 {
 		t.Errorf("while the agent speaks: RMS %.3f, want silence", rms)
 	}
-	if n := chk.audioPackets(from, to); n < 40 {
-		t.Errorf("ducked: %d packets/s, want the stream to go on (≥ 40)", n)
+	// ducking sends silence rather than closing the gate, and DTX turns
+	// silence into a comfort-noise update every 400 ms: the stream goes on
+	// (the encoder runs, RTP timestamps advance) at a few packets a second
+	n, dtx := chk.audioPackets(from, to), call.mic.DTXFrames()-dtx0
+	t.Logf("ducked: %d packets and %d DTX frames in 1 s", n, dtx)
+	if n > 10 || dtx < 35 {
+		t.Errorf("ducked: %d packets/s and %d DTX frames/s, want DTX silence (≤ 10 packets, ≥ 35 DTX frames)", n, dtx)
 	}
 	if st := call.State(); !st.Duplex.HalfDuplex || st.Duplex.Reason == "" {
 		t.Errorf("duplex = %+v", st.Duplex)
@@ -336,9 +347,12 @@ func TestSwitchMicKeepsTheCall(t *testing.T) {
 		t.Fatalf("switch to the null input: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond)
+	dtx0 := call.mic.DTXFrames()
 	from, to := window(time.Second)
-	if n := chk.audioPackets(from, to); n < 40 {
-		t.Errorf("after switching: %d packets/s, want ≥ 40", n)
+	// the null input is silence, which DTX sends as a comfort-noise update
+	// every 400 ms: the publisher encodes every frame, sends a few
+	if n, dtx := chk.audioPackets(from, to), call.mic.DTXFrames()-dtx0; n < 1 || n > 10 || dtx < 35 {
+		t.Errorf("after switching: %d packets/s and %d DTX frames/s, want DTX silence (1..10 packets, ≥ 35 DTX frames)", n, dtx)
 	}
 	if rms := chk.meanRMS(from, to); rms > 0.01 {
 		t.Errorf("after switching to the null input: RMS %.3f, want silence", rms)

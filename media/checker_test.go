@@ -32,6 +32,7 @@ type checker struct {
 
 	mu        sync.Mutex
 	audioAt   []time.Time // arrival of each audio packet from the engine
+	audioTS   []uint32    // its RTP timestamp
 	audioRMS  []float64   // RMS of each decoded 20 ms frame, with its arrival
 	rmsAt     []time.Time
 	videoAt   []time.Time // arrival of each complete VP8 frame
@@ -87,6 +88,7 @@ func (c *checker) readAudio(tr *webrtc.TrackRemote) {
 		n, err := dec.Decode(pkt.Payload, pcm)
 		c.mu.Lock()
 		c.audioAt = append(c.audioAt, now)
+		c.audioTS = append(c.audioTS, pkt.Timestamp)
 		if err == nil {
 			c.audioRMS = append(c.audioRMS, audio.RMS(pcm[:n]))
 			c.rmsAt = append(c.rmsAt, now)

@@ -1,16 +1,9 @@
 package audio
 
 import (
-	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	msdk "github.com/livekit/media-sdk"
-	"github.com/livekit/media-sdk/opus"
-	protoLogger "github.com/livekit/protocol/logger"
-	"github.com/pion/webrtc/v4/pkg/media"
 )
 
 // FrameDuration is the length of one Opus packet.
@@ -18,10 +11,6 @@ const FrameDuration = 20 * time.Millisecond
 
 // FrameSamples is the number of samples in one Opus packet.
 var FrameSamples = SamplesPer(FrameDuration)
-
-// SampleSink receives encoded samples, e.g. an lksdk LocalTrack's
-// WriteSample with nil options.
-type SampleSink func(media.Sample) error
 
 // Gate decides what happens to a captured frame.
 type Gate int
@@ -38,12 +27,15 @@ type Frame struct {
 	PCM  []int16 // FrameSamples samples; valid only during the call
 	At   time.Time
 	Sent bool // encoded and written to the sink
+	DTX  bool // encoded, but withheld by DTX (silence)
 }
 
 // PublisherConfig configures a Publisher.
 type PublisherConfig struct {
-	// Bitrate of the Opus encoder in bit/s; 0 means 32000.
+	// Bitrate of the Opus encoder in bit/s; 0 means DefaultBitrate.
 	Bitrate int
+	// DisableDTX sends every frame, silence included (DTX is on by default).
+	DisableDTX bool
 	// Gate, if not nil, is asked before each frame (mute, push-to-talk,
 	// half-duplex ducking); nil means always GateOpen.
 	Gate func() Gate
@@ -52,14 +44,15 @@ type PublisherConfig struct {
 }
 
 // Publisher drains a capture ring in 20 ms frames, meters them and encodes
-// them with libopus (through livekit/media-sdk) into the current sink.
+// them with libopus (in-band FEC, DTX, expected loss from the receiver
+// reports) into the current sink, with RTP timestamps and audio levels.
 type Publisher struct {
 	cfg    PublisherConfig
 	ring   *Ring
 	wake   chan struct{}
 	meter  Meter
-	sink   atomic.Pointer[SampleSink]
-	enc    msdk.PCM16Writer
+	sink   atomic.Pointer[PacketSink]
+	tx     *sender
 	closed chan struct{}
 	done   chan struct{}
 
@@ -67,27 +60,27 @@ type Publisher struct {
 	src   Source
 
 	sent    atomic.Uint64
-	dropped atomic.Uint64 // frames not sent (gate closed or no sink)
+	dropped atomic.Uint64 // frames not sent (gate closed, no sink or DTX)
+	dtx     atomic.Uint64 // frames withheld by DTX
+	encLoss atomic.Int64  // the encoder's expected loss, percent
 }
 
 // NewPublisher starts the drain goroutine. Until SetSource and SetSink are
 // called nothing is captured or sent.
 func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
-	if cfg.Bitrate <= 0 {
-		cfg.Bitrate = 32000
+	tx, err := newSender(cfg)
+	if err != nil {
+		return nil, err
 	}
 	p := &Publisher{
+		tx:     tx,
 		cfg:    cfg,
 		ring:   NewRing(SampleRate / 2), // 500 ms: the drain never lags that much
 		wake:   make(chan struct{}, 1),
 		closed: make(chan struct{}),
 		done:   make(chan struct{}),
 	}
-	enc, err := opus.EncodeWith(opusSink{p}, 1, opus.EncodeOptions{Bitrate: cfg.Bitrate, FEC: true, PacketLossPercent: 5}, protoLogger.GetLogger())
-	if err != nil {
-		return nil, fmt.Errorf("audio: opus encoder: %w", err)
-	}
-	p.enc = enc
+	p.encLoss.Store(int64(tx.enc.LossPercent()))
 	go p.run()
 	return p, nil
 }
@@ -128,7 +121,7 @@ func (p *Publisher) Source() Source {
 }
 
 // SetSink sets where encoded packets go (nil: nowhere).
-func (p *Publisher) SetSink(s SampleSink) {
+func (p *Publisher) SetSink(s PacketSink) {
 	if s == nil {
 		p.sink.Store(nil)
 		return
@@ -139,8 +132,12 @@ func (p *Publisher) SetSink(s SampleSink) {
 // Meter is the microphone level meter.
 func (p *Publisher) Meter() *Meter { return &p.meter }
 
-// Stats reports frames sent and frames withheld.
+// Stats reports frames sent and frames withheld (gate closed, no sink, or
+// DTX).
 func (p *Publisher) Stats() (sent, withheld uint64) { return p.sent.Load(), p.dropped.Load() }
+
+// DTXFrames is the number of frames withheld by DTX.
+func (p *Publisher) DTXFrames() uint64 { return p.dtx.Load() }
 
 // Close stops the source and the drain goroutine.
 func (p *Publisher) Close() error {
@@ -170,8 +167,9 @@ func (p *Publisher) run() {
 		for p.ring.Len() >= FrameSamples {
 			p.ring.Read(frame)
 			now := time.Now()
+			ts := p.tx.clock.next(now, p.ring.Len())
 			p.meter.Update(frame)
-			sent := false
+			sent, dtx := false, false
 			g := GateOpen
 			if p.cfg.Gate != nil {
 				g = p.cfg.Gate()
@@ -181,9 +179,13 @@ func (p *Publisher) run() {
 				if g == GateSilence {
 					f = silence
 				}
-				if err := p.enc.WriteSample(f); err == nil {
-					sent = true
-				}
+				sent, dtx, _ = p.tx.frame(*sp, f, ts) // an error (no track yet) just drops the frame
+				p.encLoss.Store(int64(p.tx.enc.LossPercent()))
+			} else {
+				p.tx.skip()
+			}
+			if dtx {
+				p.dtx.Add(1)
 			}
 			if sent {
 				p.sent.Add(1)
@@ -191,25 +193,8 @@ func (p *Publisher) run() {
 				p.dropped.Add(1)
 			}
 			if p.cfg.OnFrame != nil {
-				p.cfg.OnFrame(Frame{PCM: frame, At: now, Sent: sent})
+				p.cfg.OnFrame(Frame{PCM: frame, At: now, Sent: sent, DTX: dtx})
 			}
 		}
 	}
 }
-
-// opusSink is the media-sdk writer at the end of the encoder: it hands the
-// Opus packet to the current sink.
-type opusSink struct{ p *Publisher }
-
-func (o opusSink) String() string  { return "aimdesk-sink" }
-func (o opusSink) SampleRate() int { return SampleRate }
-func (o opusSink) Close() error    { return nil }
-func (o opusSink) WriteSample(s opus.Sample) error {
-	sp := o.p.sink.Load()
-	if sp == nil {
-		return errNoSink
-	}
-	return (*sp)(media.Sample{Data: s, Duration: FrameDuration})
-}
-
-var errNoSink = errors.New("audio: no sink")

@@ -2,7 +2,8 @@
 // a ctx-aware join, and a callback funnel that turns every SDK callback into
 // a Signal handed to a non-blocking sink, so SDK goroutines never run engine
 // code. Handlers re-read authoritative state (Room.ConnectionState, remote
-// participants) instead of trusting callback order.
+// participants) instead of trusting callback order. MicWriter writes the
+// microphone's Opus frames as RTP with RFC 6464 audio levels.
 package lkroom
 
 import (
