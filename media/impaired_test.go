@@ -44,13 +44,14 @@ func startImpairedSFU(t testing.TB) *impairedSFU {
 }
 
 // armAfterChecker waits until the checker's peer connections have settled
-// (no new flow for a second) and arms the relay: the flows that appear
-// from now on (the app's) are impaired, the checker's are not.
-func (s *impairedSFU) armAfterChecker(t testing.TB) {
+// (n flows, the SDK's publisher and subscriber connections, and no new
+// one for a second) and arms the relay: the flows that appear from now on
+// (the app's) are impaired, the checker's are not.
+func (s *impairedSFU) armAfterChecker(t testing.TB, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := s.relay.WaitFlows(ctx, 1, time.Second); err != nil {
+	if err := s.relay.WaitFlows(ctx, n, time.Second); err != nil {
 		t.Fatalf("the checker's media never reached the relay: %v\n%s", err, s.srv.Logs())
 	}
 	s.relay.Arm()
@@ -130,7 +131,7 @@ func TestImpairedCallLoss(t *testing.T) {
 	const room, loss = "impaired-loss", 0.05
 	sfu := startImpairedSFU(t)
 	chk := newCheckerOn(t, sfu.srv, room)
-	sfu.armAfterChecker(t)
+	sfu.armAfterChecker(t, 2)
 	sfu.relay.Set(impair.Up, impair.Impairment{Loss: loss})
 	joinTestCallOn(t, sfu.srv, room, JoinParams{HalfDuplex: HalfDuplexOff, Speaker: SpeakerOptions{Disabled: true}})
 	waitFor(t, 15*time.Second, "audio packets at the checker", func() bool {
