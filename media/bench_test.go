@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // The capture-to-checker latency benchmark that lived here measured the

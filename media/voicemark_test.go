@@ -30,7 +30,7 @@ const (
 	vmPilotAmp = 0.06
 	vmMarkAmp  = 0.3
 	vmMaxID    = 4096
-	vmMargin   = 72 // samples skipped at each end of a symbol (1.5 ms)
+	vmMargin   = 72  // samples skipped at each end of a symbol (1.5 ms)
 	vmQuiet    = 720 // 15 ms below threshold before an onset
 )
 
