@@ -116,13 +116,20 @@ func runVoiceBench(t *testing.T, srv *lktest.Server, room string, d time.Duratio
 		pcm []int16
 		at  time.Time
 	}
+	// (blocks is never closed: a Fill that loaded the tap just before
+	// SetTap(nil) may still send, into the buffer or the default case)
 	blocks := make(chan block, 512)
-	done := make(chan struct{})
+	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		for b := range blocks {
-			downDet.feed(b.pcm, b.at)
-			gaps.feed(b.pcm, b.at)
+		for {
+			select {
+			case b := <-blocks:
+				downDet.feed(b.pcm, b.at)
+				gaps.feed(b.pcm, b.at)
+			case <-stop:
+				return
+			}
 		}
 	}()
 	call.mixer.SetTap(func(out []int16) {
@@ -133,7 +140,7 @@ func runVoiceBench(t *testing.T, srv *lktest.Server, room string, d time.Duratio
 	})
 	t.Cleanup(func() {
 		call.mixer.SetTap(nil)
-		close(blocks)
+		close(stop)
 		<-done
 	})
 
