@@ -40,10 +40,10 @@ export FUZZTIME BENCH BENCHFLAGS
 PHASE := scripts/phase.sh
 APP := build/aimdesk
 
-.PHONY: help setup build demo vet gotest smoke callshot test lint bench fuzz package clean distclean
+.PHONY: help setup build demo vet gotest smoke callshot test lint bench voicebench fuzz package clean distclean
 
 help: ## list targets and variables
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-10s %s\n", $$1, $$2 }'
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-11s %s\n", $$1, $$2 }'
 	@echo
 	@echo "  variables: GOTESTFLAGS TEST_TIMEOUT BUILDFLAGS FUZZTIME BENCH BENCHFLAGS APP_LANG"
 
@@ -83,6 +83,9 @@ lint: setup ## static gates: gofumpt, staticcheck, gocyclo -over 15, gosec (tool
 
 bench: setup ## run benchmarks; write docs/benchmarks.md (BENCH, BENCHFLAGS)
 	@$(PHASE) bench $(APPENV) scripts/bench.sh
+
+voicebench: setup ## live voice figures (TestVoiceBench…, ~1 min each); Voice section of docs/benchmarks.md
+	@$(PHASE) voicebench $(APPENV) scripts/voicebench.sh
 
 fuzz: setup ## run every fuzz target for FUZZTIME each
 	@$(PHASE) fuzz $(APPENV) scripts/fuzz.sh

@@ -9,109 +9,14 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"aimdesk/media/audio"
 )
 
-// markEvery is the distance between marked frames in the latency benchmark.
-const markEvery = 100 * time.Millisecond
-
-// BenchmarkCaptureToCheckerLatency measures how long a marked 20 ms audio
-// frame takes from capture (the moment the source hands the block on, as a
-// device callback would) to the checker participant decoding it: capture
-// ring, Opus encode, SRTP, livekit-server on loopback, SRTP, Opus decode.
-// One run collects at least 100 marks; it reports p50 and p99 in ms.
-func BenchmarkCaptureToCheckerLatency(b *testing.B) {
-	var mu sync.Mutex
-	var marks []time.Time
-	markSamples := int64(audio.SamplesPer(markEvery))
-	burst := audio.Tone{Freq: 1000, Level: 0.5}
-	micSourceHook = func(MicOptions) audio.Source {
-		return &audio.GeneratorSource{Label: "marks", Gen: func(p []int16, n int64, now time.Time) {
-			clear(p)
-			for i := range p {
-				k := n + int64(i)
-				if off := k % markSamples; off < int64(audio.FrameSamples) {
-					if off == 0 {
-						mu.Lock()
-						marks = append(marks, now)
-						mu.Unlock()
-					}
-					burst.Fill(p[i:i+1], k)
-				}
-			}
-		}}
-	}
-	defer func() { micSourceHook = nil }()
-
-	chk := newChecker(b, "bench-latency")
-	var lat []float64
-	got := make(chan struct{}, 1000)
-	var seen int
-	prevLoud := false
-	chk.mu.Lock()
-	chk.onPCM = func(pcm []int16, at time.Time) {
-		loud := audio.RMS(pcm) > 0.05
-		if loud && !prevLoud {
-			// pair with the latest mark captured before it (marks are
-			// 100 ms apart, far more than the latency)
-			mu.Lock()
-			for i := len(marks) - 1; i >= seen; i-- {
-				if !marks[i].After(at) {
-					lat = append(lat, float64(at.Sub(marks[i]))/float64(time.Millisecond))
-					seen = i + 1
-					break
-				}
-			}
-			mu.Unlock()
-			select {
-			case got <- struct{}{}:
-			default:
-			}
-		}
-		prevLoud = loud
-	}
-	chk.mu.Unlock()
-	_, _, _ = joinTestCall(b, "bench-latency", JoinParams{HalfDuplex: HalfDuplexOff, Speaker: SpeakerOptions{Disabled: true}})
-
-	// let the stream settle, then forget what was measured so far: marks
-	// captured before the track was bound never arrive
-	time.Sleep(2 * time.Second)
-	mu.Lock()
-	marks = marks[:0]
-	lat = lat[:0]
-	seen = 0
-	mu.Unlock()
-
-	b.ResetTimer()
-	need := max(b.N, 100)
-	deadline := time.Now().Add(time.Duration(need)*markEvery + 20*time.Second)
-	for {
-		mu.Lock()
-		n := len(lat)
-		mu.Unlock()
-		if n >= need || time.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-got:
-		case <-time.After(time.Second):
-		}
-	}
-	b.StopTimer()
-	mu.Lock()
-	defer mu.Unlock()
-	if len(lat) < need/2 {
-		b.Fatalf("only %d of %d marks arrived", len(lat), need)
-	}
-	b.ReportMetric(percentile(lat, 50), "p50-ms")
-	b.ReportMetric(percentile(lat, 99), "p99-ms")
-	b.ReportMetric(float64(len(lat)), "marks")
-}
+// The capture-to-checker latency benchmark that lived here measured the
+// local pipeline only; TestVoiceBenchMouthToEar (voicebench_test.go)
+// measures mouth-to-ear both ways through the SFU instead.
 
 // BenchmarkScreenShareCPU measures the whole process's CPU while sharing a
 // 1920×1080 display (repainted 10 times a second) scaled to 1280×720 at

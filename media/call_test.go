@@ -21,6 +21,12 @@ const toneLevel = 0.25
 // with a 440 Hz tone as the microphone.
 func joinTestCall(t testing.TB, room string, p JoinParams) (*Engine, *Call, *eventLog) {
 	t.Helper()
+	return joinTestCallOn(t, testServer, room, p)
+}
+
+// joinTestCallOn is joinTestCall on another server (the impaired one).
+func joinTestCallOn(t testing.TB, srv *lktest.Server, room string, p JoinParams) (*Engine, *Call, *eventLog) {
+	t.Helper()
 	eng, err := New(Config{AudioBackend: BackendNull})
 	if err != nil {
 		t.Fatal(err)
@@ -29,11 +35,11 @@ func joinTestCall(t testing.TB, room string, p JoinParams) (*Engine, *Call, *eve
 	if !eng.Capabilities().Audio {
 		t.Fatalf("null backend did not initialise: %+v", eng.Capabilities())
 	}
-	tok, err := testServer.NewToken(room, "engine", lktestUserToken())
+	tok, err := srv.NewToken(room, "engine", lktestUserToken())
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.URL, p.Token = testServer.URL, tok
+	p.URL, p.Token = srv.URL, tok
 	if p.Mic.Tone == 0 && !p.Mic.Disabled {
 		p.Mic.Tone, p.Mic.ToneLevel = 440, toneLevel
 	}
@@ -41,7 +47,7 @@ func joinTestCall(t testing.TB, room string, p JoinParams) (*Engine, *Call, *eve
 	defer cancel()
 	call, err := eng.Join(ctx, p)
 	if err != nil {
-		t.Fatalf("join: %v\n%s", err, testServer.Logs())
+		t.Fatalf("join: %v\n%s", err, srv.Logs())
 	}
 	log := &eventLog{}
 	go log.follow(call.Events())

@@ -40,11 +40,18 @@ type checker struct {
 	keyH      int
 	keyframes int
 	onPCM     func(pcm []int16, at time.Time)
+	seq       seqCounter // RTP sequence numbers of the engine's audio
 	tone      *lkmedia.PCMLocalTrack
 	stopTone  chan struct{}
 }
 
 func newChecker(t testing.TB, room string) *checker {
+	t.Helper()
+	return newCheckerOn(t, testServer, room)
+}
+
+// newCheckerOn is newChecker on another server (the impaired one).
+func newCheckerOn(t testing.TB, srv *lktest.Server, room string) *checker {
 	t.Helper()
 	c := &checker{t: t}
 	cb := lksdk.NewRoomCallback()
@@ -56,13 +63,13 @@ func newChecker(t testing.TB, room string) *checker {
 			go c.readVideo(tr)
 		}
 	}
-	tok, err := testServer.NewToken(room, "checker", lktestAgentToken())
+	tok, err := srv.NewToken(room, "checker", lktestAgentToken())
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := lksdk.ConnectToRoomWithToken(testServer.URL, tok, cb)
+	r, err := lksdk.ConnectToRoomWithToken(srv.URL, tok, cb)
 	if err != nil {
-		t.Fatalf("checker join: %v\n%s", err, testServer.Logs())
+		t.Fatalf("checker join: %v\n%s", err, srv.Logs())
 	}
 	c.room = r
 	t.Cleanup(func() {
@@ -87,6 +94,7 @@ func (c *checker) readAudio(tr *webrtc.TrackRemote) {
 		now := time.Now()
 		n, err := dec.Decode(pkt.Payload, pcm)
 		c.mu.Lock()
+		c.seq.add(pkt.SequenceNumber)
 		c.audioAt = append(c.audioAt, now)
 		c.audioTS = append(c.audioTS, pkt.Timestamp)
 		if err == nil {

@@ -120,6 +120,19 @@ type Mixer struct {
 	played  atomic.Uint64 // samples played
 	audible atomic.Uint64 // samples played that were not silence
 	under   atomic.Uint64 // callbacks with less data than asked for (while an input existed)
+
+	tap atomic.Pointer[func([]int16)] // sees every block Fill wrote (measurements)
+}
+
+// SetTap makes f see every block Fill writes, on the device thread, as it is
+// handed to the device; f must copy what it keeps and must not block. nil
+// removes it. The voice benchmark uses it as the "ear" end of mouth-to-ear.
+func (m *Mixer) SetTap(f func(out []int16)) {
+	if f == nil {
+		m.tap.Store(nil)
+		return
+	}
+	m.tap.Store(&f)
 }
 
 // NewMixer returns a mixer whose inputs are held to at most maxLatency
@@ -193,6 +206,9 @@ func (m *Mixer) Fill(out []int16) {
 	}
 	m.played.Add(uint64(len(out)))
 	m.audible.Add(loud)
+	if f := m.tap.Load(); f != nil {
+		(*f)(out)
+	}
 }
 
 // Stats reports samples played, samples above silence, and underruns.

@@ -55,6 +55,15 @@ type Options struct {
 	Log io.Writer
 	// ReadyTimeout bounds start-up; 0 means 30 s.
 	ReadyTimeout time.Duration
+	// AdvertiseIP is the address the server puts in its ICE candidates
+	// (rtc.node_ip); "" means 127.0.0.1, where it listens. Another loopback
+	// address (127.0.0.2) makes clients send their media there, to a relay
+	// that forwards to Server.UDPAddr (see package impair).
+	AdvertiseIP string
+	// NoTCP turns ICE over TCP off (rtc.tcp_port 0), so a client whose UDP
+	// path is degraded cannot fall back to a TCP path that bypasses the
+	// relay. (TURN is off in this configuration anyway.)
+	NoTCP bool
 }
 
 // Server is a running livekit-server.
@@ -65,6 +74,8 @@ type Server struct {
 	APISecret string
 	Binary    string
 	Config    string // path of the YAML config
+	// UDPAddr is where the server receives ICE/RTP over UDP (127.0.0.1:PORT).
+	UDPAddr string
 
 	cmd     *exec.Cmd
 	tmpDir  string
@@ -151,25 +162,47 @@ func freePorts() (httpPort, tcpPort, udpPort int, err error) {
 // --dev --bind 127.0.0.1 still advertises a non-loopback address, so the
 // node IP, interfaces and loopback candidates are set explicitly.
 func ConfigYAML(httpPort, tcpPort, udpPort int) string {
+	return configYAML(httpPort, tcpPort, udpPort, "127.0.0.1")
+}
+
+// configYAML is ConfigYAML advertising nodeIP; tcpPort 0 turns ICE/TCP off.
+// livekit-server (mediatransportutil/rtcconfig) binds its UDP mux to the
+// addresses of the included interfaces (lo: 127.0.0.1 only) and, with
+// node_ip set and use_external_ip false, rewrites every host candidate to
+// node_ip: so with node_ip 127.0.0.2 it still listens on 127.0.0.1 but
+// tells clients to send to 127.0.0.2, which is free for a relay.
+//
+// Measured: without an IP filter the server also offers ::1 (not
+// rewritten, another address family), and clients with an IPv6 address
+// reach it there, around the relay; and as a full ICE agent the server
+// checks the clients' host candidates from 127.0.0.1 directly and finds a
+// path around the relay too. So a rewritten node IP comes with an
+// IPv4-loopback-only filter and ICE lite (the server only answers checks:
+// the only pairs are the ones the clients make with the advertised address).
+func configYAML(httpPort, tcpPort, udpPort int, nodeIP string) string {
+	ipFilter := ""
+	if nodeIP != "127.0.0.1" {
+		ipFilter = "\n  use_ice_lite: true\n  ips:\n    includes:\n      - 127.0.0.1/32"
+	}
 	return fmt.Sprintf(`port: %d
 bind_addresses:
   - 127.0.0.1
 rtc:
   tcp_port: %d
   udp_port: %d
-  node_ip: 127.0.0.1
+  node_ip: %s
   use_external_ip: false
   enable_loopback_candidate: true
   interfaces:
     includes:
-      - lo
+      - lo%s
 keys:
   %s: %s
 logging:
   level: info
 room:
   empty_timeout: 60
-`, httpPort, tcpPort, udpPort, APIKey, APISecret)
+`, httpPort, tcpPort, udpPort, nodeIP, ipFilter, APIKey, APISecret)
 }
 
 // StartServer starts livekit-server and waits until it answers HTTP.
@@ -201,11 +234,19 @@ func StartServer(ctx context.Context, o Options) (*Server, error) {
 			return nil, fmt.Errorf("lktest: free ports: %w", err)
 		}
 		s.Config = filepath.Join(dir, "livekit.yaml")
-		if err := os.WriteFile(s.Config, []byte(ConfigYAML(httpPort, tcpPort, udpPort)), 0o600); err != nil {
+		nodeIP := o.AdvertiseIP
+		if nodeIP == "" {
+			nodeIP = "127.0.0.1"
+		}
+		if o.NoTCP {
+			tcpPort = 0
+		}
+		if err := os.WriteFile(s.Config, []byte(configYAML(httpPort, tcpPort, udpPort, nodeIP)), 0o600); err != nil {
 			return nil, err
 		}
 		s.URL = fmt.Sprintf("ws://127.0.0.1:%d", httpPort)
 		s.HTTPURL = fmt.Sprintf("http://127.0.0.1:%d", httpPort)
+		s.UDPAddr = fmt.Sprintf("127.0.0.1:%d", udpPort)
 		lastErr = s.start(ctx, o.Log, timeout)
 		if lastErr == nil {
 			return s, nil
