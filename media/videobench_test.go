@@ -1,0 +1,74 @@
+//go:build !nomedia
+
+package media
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+)
+
+// Goals of TestVideoBenchCPU, in % of one core for the whole process
+// (capture, change detection, scaling, VP8, SRTP, and the in-process
+// checker receiving the track; livekit-server is another process).
+const (
+	cpuShareGoal  = 120 // a 1080p15 share of a changing screen
+	cpuStaticGoal = 10  // the same share of a still screen
+)
+
+// TestVideoBenchCPU measures the CPU of a 1920×1080 share at 15 fps (the
+// "fullhd" preset) of the 1920×1080 Xvfb display, first repainted 10 times
+// a second (cpu_share), then still (cpu_static), over 10 s each.
+func TestVideoBenchCPU(t *testing.T) {
+	if os.Getenv("AIMDESK_BENCH") != "1" {
+		t.Skip("takes about 40 s: set AIMDESK_BENCH=1 (make videobench)")
+	}
+	for _, c := range []struct {
+		name    string
+		animate bool
+		goal    float64
+	}{
+		{"cpu_share", true, cpuShareGoal},
+		{"cpu_static", false, cpuStaticGoal},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if c.animate {
+				if err := animateScreen(ctx, testXvfb.Display); err != nil {
+					t.Fatalf("paint the display: %v", err)
+				}
+			}
+			room := "videobench-" + c.name
+			chk := newChecker(t, room)
+			_, call, _ := joinTestCall(t, room, JoinParams{
+				Mic:    MicOptions{Disabled: true},
+				Screen: ScreenOptions{Enabled: true, Preset: "fullhd"},
+			})
+			waitFor(t, 10*time.Second, "video at the checker", func() bool { _, _, n := chk.keyframeSize(); return n > 0 })
+			time.Sleep(2 * time.Second)
+			if w, h := call.ScreenFrameSize(); w != 1920 || h != 1080 {
+				t.Fatalf("screen frames %dx%d, want 1920x1080", w, h)
+			}
+			const span = 10 * time.Second
+			u0, from := cpuTime(), time.Now()
+			time.Sleep(span)
+			u1, to := cpuTime(), time.Now()
+			cpu := 100 * float64(u1-u0) / float64(to.Sub(from))
+			fps := float64(chk.videoFrames(from, to)) / to.Sub(from).Seconds()
+			t.Logf("%s: %.1f%% of a core, %.1f frames/s sent, %.0f MB RSS", c.name, cpu, fps, rssMB())
+			fmt.Printf("video: %s %.1f %%\n", c.name, cpu)
+			if c.animate && fps < 7 {
+				t.Errorf("only %.1f frames/s of a changing screen reached the checker, want ≥ 7 (15 asked)", fps)
+			}
+			if !c.animate && fps > 1 {
+				t.Errorf("%.1f frames/s of a still screen reached the checker, want ≤ 1", fps)
+			}
+			if cpu > c.goal {
+				t.Errorf("%s = %.1f%%, want ≤ %.0f%%", c.name, cpu, c.goal)
+			}
+		})
+	}
+}
