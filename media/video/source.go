@@ -65,6 +65,7 @@ type Source struct {
 	prev     []byte    // the last captured frame's pixels
 	lastSent time.Time // when a frame was last handed on
 	settle   int       // unchanged frames still to hand on after a change
+	changed  time.Time // when the screen last changed
 	wantNow  atomic.Bool
 
 	// the latest frame handed on, for thumbnails
@@ -82,9 +83,16 @@ type Source struct {
 // change (the encoder refines a still picture over them) and one every
 // RefreshInterval (so a receiver that lost packets, or joined late, gets a
 // picture; keyframe requests also ask for a frame at once).
+//
+// A screen unchanged for IdleAfter is polled only every IdlePoll (when that
+// is slower than the frame rate): capturing and comparing a frame costs
+// CPU even when nothing is sent. The first change is then seen up to
+// IdlePoll late; from it on, frames come at the full rate again.
 const (
 	SettleFrames    = 3
 	RefreshInterval = 2500 * time.Millisecond
+	IdleAfter       = time.Second
+	IdlePoll        = 250 * time.Millisecond
 )
 
 // Open opens the screen or camera.
@@ -241,6 +249,9 @@ func (s *Source) Read() (image.Image, func(), error) {
 		}
 		if skip {
 			s.skipped.Add(1)
+			if now.Sub(s.changed) > IdleAfter && s.period < IdlePoll {
+				s.next = now.Add(IdlePoll)
+			}
 			continue
 		}
 		s.lastSent = now
@@ -267,6 +278,7 @@ func (s *Source) unchanged(img image.Image, now time.Time) bool {
 	if !same {
 		s.prev = append(s.prev[:0], pix...)
 		s.settle = SettleFrames
+		s.changed = now
 		return false
 	}
 	if forced || now.Sub(s.lastSent) >= RefreshInterval {
