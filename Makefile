@@ -40,7 +40,7 @@ export FUZZTIME BENCH BENCHFLAGS
 PHASE := scripts/phase.sh
 APP := build/aimdesk
 
-.PHONY: help setup build demo vet gotest smoke callshot test lint bench fuzz package clean distclean
+.PHONY: help setup build demo vet gotest smoke callshot test lint bench videobench fuzz package clean distclean
 
 help: ## list targets and variables
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-10s %s\n", $$1, $$2 }'
@@ -83,6 +83,9 @@ lint: setup ## static gates: gofumpt, staticcheck, gocyclo -over 15, gosec (tool
 
 bench: setup ## run benchmarks; write docs/benchmarks.md (BENCH, BENCHFLAGS)
 	@$(PHASE) bench $(APPENV) scripts/bench.sh
+
+videobench: setup ## video figures: PSNR of scaled+VP8 text, CPU of a 1080p15 share and a still screen
+	@$(PHASE) videobench $(APPENV) scripts/videobench.sh
 
 fuzz: setup ## run every fuzz target for FUZZTIME each
 	@$(PHASE) fuzz $(APPENV) scripts/fuzz.sh

@@ -4,12 +4,12 @@ import "testing"
 
 func TestScreenOptionsDefaults(t *testing.T) {
 	tests := []struct {
-		name      string
-		o, d      ScreenOptions
-		wantW     int
-		wantH     int
-		wantFPS   float64
-		wantBPS   int
+		name       string
+		o, d       ScreenOptions
+		wantW      int
+		wantH      int
+		wantFPS    float64
+		wantBPS    int
 		wantPreset string
 	}{
 		{"nothing known", ScreenOptions{}, ScreenOptions{}, 1280, 720, 5, 1_000_000, "standard"},

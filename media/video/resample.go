@@ -111,31 +111,44 @@ func (p *planeScaler) scale(dst []uint8, dstStride int, src []uint8, srcStride i
 		}
 		return
 	}
-	acc := p.acc
+	acc := p.acc[:p.sw]
 	vt, ht := p.v.taps, p.h.taps
 	for y := 0; y < p.dh; y++ {
 		// vertical: acc = Σ w·rows, kept with midBits of fraction
-		clear(acc)
 		st := int(p.v.start[y])
-		for k, w := range p.v.w[y*vt : (y+1)*vt] {
+		ws := p.v.w[y*vt : (y+1)*vt]
+		first := true
+		for k, w := range ws {
 			if w == 0 {
 				continue
 			}
-			row := src[(st+k)*srcStride : (st+k)*srcStride+p.sw]
+			row := src[(st+k)*srcStride:]
+			row = row[:len(acc)]
+			if first {
+				for x, s := range row {
+					acc[x] = w * int32(s)
+				}
+				first = false
+				continue
+			}
 			for x, s := range row {
 				acc[x] += w * int32(s)
 			}
 		}
-		for x := range acc {
-			acc[x] = (acc[x] + 1<<(wBits-midBits-1)) >> (wBits - midBits)
+		for x, a := range acc {
+			acc[x] = (a + 1<<(wBits-midBits-1)) >> (wBits - midBits)
 		}
 		// horizontal
 		out := dst[y*dstStride : y*dstStride+p.dw]
+		hw := p.h.w[:len(out)*ht]
 		for x := range out {
 			hs := int(p.h.start[x])
+			w := hw[x*ht : x*ht+ht]
+			a := acc[hs : hs+ht]
+			a = a[:len(w)]
 			var s int32
-			for k, w := range p.h.w[x*ht : (x+1)*ht] {
-				s += w * acc[hs+k]
+			for k, wk := range w {
+				s += wk * a[k]
 			}
 			out[x] = u8((s + 1<<(wBits+midBits-1)) >> (wBits + midBits))
 		}
@@ -196,8 +209,12 @@ func boxToI420(mid *image.YCbCr, s *image.RGBA, k int) {
 	sb := s.Bounds()
 	base := (sb.Min.Y-s.Rect.Min.Y)*s.Stride + (sb.Min.X-s.Rect.Min.X)*4
 	pix, stride := s.Pix, s.Stride
-	if k == 1 {
+	switch k {
+	case 1:
 		toI420(mid, pix, base, stride)
+		return
+	case 2:
+		box2ToI420(mid, pix, base, stride)
 		return
 	}
 	n := int32(k * k)
@@ -264,6 +281,44 @@ func toI420(mid *image.YCbCr, pix []uint8, base, stride int) {
 			b := (b00 + b01 + b10 + b11 + 2) >> 2
 			crow[cx] = rgbToCb(r, g, b)
 			crrow[cx] = rgbToCr(r, g, b)
+		}
+	}
+}
+
+// box2ToI420 is boxToI420 for k = 2.
+//
+//go:norace
+func box2ToI420(mid *image.YCbCr, pix []uint8, base, stride int) {
+	mw, mh := mid.Rect.Dx(), mid.Rect.Dy()
+	for my := 0; my < mh; my++ {
+		p0 := pix[base+2*my*stride:]
+		p1 := pix[base+(2*my+1)*stride:]
+		p0, p1 = p0[:8*mw], p1[:8*mw]
+		yrow := mid.Y[my*mid.YStride : my*mid.YStride+mw]
+		for x := range yrow {
+			i := 8 * x
+			r := (int32(p0[i]) + int32(p0[i+4]) + int32(p1[i]) + int32(p1[i+4]) + 2) >> 2
+			g := (int32(p0[i+1]) + int32(p0[i+5]) + int32(p1[i+1]) + int32(p1[i+5]) + 2) >> 2
+			b := (int32(p0[i+2]) + int32(p0[i+6]) + int32(p1[i+2]) + int32(p1[i+6]) + 2) >> 2
+			yrow[x] = rgbToY(r, g, b)
+		}
+	}
+	// chroma: mean of 4×4 source pixels
+	for cy := 0; cy < mh/2; cy++ {
+		cb := mid.Cb[cy*mid.CStride : cy*mid.CStride+mw/2]
+		cr := mid.Cr[cy*mid.CStride : cy*mid.CStride+mw/2]
+		for cx := range cb {
+			var r, g, b int32
+			for yy := 0; yy < 4; yy++ {
+				row := pix[base+(4*cy+yy)*stride+16*cx:]
+				row = row[:16]
+				r += int32(row[0]) + int32(row[4]) + int32(row[8]) + int32(row[12])
+				g += int32(row[1]) + int32(row[5]) + int32(row[9]) + int32(row[13])
+				b += int32(row[2]) + int32(row[6]) + int32(row[10]) + int32(row[14])
+			}
+			r, g, b = (r+8)>>4, (g+8)>>4, (b+8)>>4
+			cb[cx] = rgbToCb(r, g, b)
+			cr[cx] = rgbToCr(r, g, b)
 		}
 	}
 }
