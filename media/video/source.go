@@ -201,22 +201,8 @@ func (s *Source) Frames() uint64 { return s.frames.Load() }
 // two more frames were read.
 func (s *Source) Read() (image.Image, func(), error) {
 	for {
-		if s.kind == KindScreen {
-			// pull: wait for the slot, then grab
-			if d := time.Until(s.next); d > 0 {
-				t := time.NewTimer(d)
-				select {
-				case <-s.closed:
-					t.Stop()
-					return nil, func() {}, io.EOF
-				case <-t.C:
-				}
-			}
-		}
-		select {
-		case <-s.closed:
+		if !s.waitSlot() {
 			return nil, func() {}, io.EOF
-		default:
 		}
 		s.readMu.Lock()
 		img, release, err := s.rd.Read()
@@ -242,22 +228,51 @@ func (s *Source) Read() (image.Image, func(), error) {
 		}
 		release()
 		s.readMu.Unlock()
-		if s.next.IsZero() || now.Sub(s.next) > s.period {
-			s.next = now.Add(s.period)
-		} else {
-			s.next = s.next.Add(s.period)
-		}
+		s.advance(now, skip)
 		if skip {
 			s.skipped.Add(1)
-			if now.Sub(s.changed) > IdleAfter && s.period < IdlePoll {
-				s.next = now.Add(IdlePoll)
-			}
 			continue
 		}
 		s.lastSent = now
 		s.frames.Add(1)
 		s.keepLast(out)
 		return out, func() {}, nil
+	}
+}
+
+// waitSlot waits for the next capture slot of a screen (a camera pushes
+// frames at its own rate); false when the source was closed.
+func (s *Source) waitSlot() bool {
+	if s.kind == KindScreen {
+		if d := time.Until(s.next); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-s.closed:
+				t.Stop()
+				return false
+			case <-t.C:
+			}
+		}
+	}
+	select {
+	case <-s.closed:
+		return false
+	default:
+		return true
+	}
+}
+
+// advance sets the next slot after a capture at now: one period on (or
+// from now, when late by more than a period), or IdlePoll on for a screen
+// that has been still for IdleAfter.
+func (s *Source) advance(now time.Time, skipped bool) {
+	if s.next.IsZero() || now.Sub(s.next) > s.period {
+		s.next = now.Add(s.period)
+	} else {
+		s.next = s.next.Add(s.period)
+	}
+	if skipped && now.Sub(s.changed) > IdleAfter && s.period < IdlePoll {
+		s.next = now.Add(IdlePoll)
 	}
 }
 
