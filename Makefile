@@ -40,7 +40,7 @@ export FUZZTIME BENCH BENCHFLAGS
 PHASE := scripts/phase.sh
 APP := build/aimdesk
 
-.PHONY: help setup build demo vet gotest smoke callshot test lint bench voicebench fuzz package clean distclean
+.PHONY: help setup build demo vet gotest smoke callshot test lint bench voicebench videobench fuzz package clean distclean
 
 help: ## list targets and variables
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-11s %s\n", $$1, $$2 }'
@@ -86,6 +86,9 @@ bench: setup ## run benchmarks; write docs/benchmarks.md (BENCH, BENCHFLAGS)
 
 voicebench: setup ## live voice figures (TestVoiceBench…, ~1 min each); Voice section of docs/benchmarks.md
 	@$(PHASE) voicebench $(APPENV) scripts/voicebench.sh
+
+videobench: setup ## video figures: PSNR of scaled+VP8 text, CPU of a 1080p15 share and a still screen
+	@$(PHASE) videobench $(APPENV) scripts/videobench.sh
 
 fuzz: setup ## run every fuzz target for FUZZTIME each
 	@$(PHASE) fuzz $(APPENV) scripts/fuzz.sh

@@ -72,6 +72,7 @@ type Call struct {
 	agentMeter audio.Meter
 
 	screenW, screenH atomic.Int64
+	screenSrc        atomic.Pointer[video.Source] // for thumbnails
 }
 
 type op struct {
@@ -936,14 +937,15 @@ func (c *Call) SwitchSpeaker(ctx context.Context, deviceID string) error {
 	})
 }
 
-// StartScreen shares a screen (scaled to MaxWidth, FPS frames a second).
+// StartScreen shares a screen (scaled to fit MaxWidth×MaxHeight, FPS frames
+// a second, from o's preset; see ScreenOptions).
 func (c *Call) StartScreen(ctx context.Context, o ScreenOptions) error {
 	o = o.withDefaults(c.e.cfg.Screen)
 	return c.do(ctx, func() error {
 		if c.screen != nil {
 			return nil
 		}
-		src, err := video.Open(video.KindScreen, video.SourceOptions{DeviceID: o.DisplayID, MaxWidth: o.MaxWidth, FPS: o.FPS})
+		src, err := video.Open(video.KindScreen, video.SourceOptions{DeviceID: o.DisplayID, MaxWidth: o.MaxWidth, MaxHeight: o.MaxHeight, FPS: o.FPS})
 		if err != nil {
 			if errors.Is(err, video.ErrNoScreen) {
 				return fmt.Errorf("media: start screen: %w: %v", ErrNoScreen, err)
@@ -995,6 +997,9 @@ func (c *Call) startVideo(slot **videoOut, src *video.Source, bitrate int, sourc
 		}
 	}
 	*slot = v
+	if source == livekit.TrackSource_SCREEN_SHARE {
+		c.screenSrc.Store(src)
+	}
 	c.emitLocal()
 	return nil
 }
@@ -1013,6 +1018,7 @@ func (c *Call) stopVideo(slot **videoOut) error {
 	if v.source == livekit.TrackSource_SCREEN_SHARE {
 		c.screenW.Store(0)
 		c.screenH.Store(0)
+		c.screenSrc.Store(nil)
 	}
 	c.emitLocal()
 	return err

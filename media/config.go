@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"aimdesk/media/screenpreset"
 )
 
 // AudioBackend names a miniaudio backend; the values are the settings spelling.
@@ -57,7 +59,8 @@ type Config struct {
 	MaxPlaybackLatency time.Duration
 	// HalfDuplex decides echo handling; "" is HalfDuplexAuto.
 	HalfDuplex HalfDuplexMode
-	// Screen holds default screen-share options (MaxWidth 1280, FPS 5).
+	// Screen holds default screen-share options (zero: the preset chosen
+	// by DefaultScreenPreset).
 	Screen ScreenOptions
 	// DevicePoll is how often WatchDevices re-reads device lists; 0 means 2 s.
 	DevicePoll time.Duration
@@ -119,36 +122,80 @@ type CameraOptions struct {
 	FPS float64
 }
 
-// ScreenOptions configures screen sharing.
+// ScreenPreset is a named set of screen-share settings (size, rate, bit rate).
+type ScreenPreset = screenpreset.Preset
+
+// ScreenPresets lists the screen-share presets, for a settings choice.
+func ScreenPresets() []ScreenPreset { return screenpreset.All() }
+
+// DefaultScreenPreset is the preset used for an estimated uplink of
+// uplinkBitRate bit/s (0 = unknown: 1280×720 at 5 fps, 1 Mbit/s); see
+// screenpreset.Default.
+func DefaultScreenPreset(uplinkBitRate int) ScreenPreset {
+	return screenpreset.Default(uplinkBitRate)
+}
+
+// ScreenOptions configures screen sharing. The size, rate and bit rate come
+// from Preset, else from the preset DefaultScreenPreset picks for
+// UplinkBitRate; MaxWidth, MaxHeight, FPS and BitRate override single
+// values of it.
 type ScreenOptions struct {
 	Enabled   bool
 	DisplayID string // "" = the first screen
-	// MaxWidth scales frames down (keeping the aspect ratio); 0 means 1280.
-	MaxWidth int
-	// FPS throttles capture; 0 means 5.
+	// Preset is a ScreenPreset ID ("text", "standard", "balanced",
+	// "motion", "fullhd"); "" or unknown: chosen by UplinkBitRate.
+	Preset string
+	// UplinkBitRate is an estimate of the uplink in bit/s, 0 if none.
+	UplinkBitRate int
+	// MaxWidth×MaxHeight bound the frames (scaled down keeping the aspect
+	// ratio); 0 means the preset's.
+	MaxWidth, MaxHeight int
+	// FPS throttles capture; 0 means the preset's.
 	FPS float64
-	// BitRate of VP8 in bit/s; 0 means 1 Mbit/s.
+	// BitRate of VP8 in bit/s; 0 means the preset's.
 	BitRate int
 }
 
+// withDefaults fills what o leaves open from the engine's defaults d (only
+// when o names no preset of its own: a preset asked for is taken whole,
+// with o's own overrides) and then from the preset.
 func (o ScreenOptions) withDefaults(d ScreenOptions) ScreenOptions {
 	if o.DisplayID == "" {
 		o.DisplayID = d.DisplayID
 	}
+	if o.Preset == "" {
+		if o.UplinkBitRate == 0 {
+			o.Preset, o.UplinkBitRate = d.Preset, d.UplinkBitRate
+		}
+		if o.MaxWidth == 0 {
+			o.MaxWidth = d.MaxWidth
+		}
+		if o.MaxHeight == 0 {
+			o.MaxHeight = d.MaxHeight
+		}
+		if o.FPS == 0 {
+			o.FPS = d.FPS
+		}
+		if o.BitRate == 0 {
+			o.BitRate = d.BitRate
+		}
+	}
+	p, ok := screenpreset.ByID(o.Preset)
+	if !ok {
+		p = screenpreset.Default(o.UplinkBitRate)
+		o.Preset = p.ID
+	}
 	if o.MaxWidth == 0 {
-		o.MaxWidth = d.MaxWidth
+		o.MaxWidth = p.MaxWidth
+	}
+	if o.MaxHeight == 0 {
+		o.MaxHeight = p.MaxHeight
 	}
 	if o.FPS == 0 {
-		o.FPS = d.FPS
+		o.FPS = p.FPS
 	}
 	if o.BitRate == 0 {
-		o.BitRate = d.BitRate
-	}
-	if o.MaxWidth == 0 {
-		o.MaxWidth = 1280
-	}
-	if o.FPS == 0 {
-		o.FPS = 5
+		o.BitRate = p.BitRate
 	}
 	return o
 }

@@ -59,7 +59,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Reconnect <= 0 {
 		cfg.Reconnect = 2 * time.Minute
 	}
-	cfg.Screen = cfg.Screen.withDefaults(ScreenOptions{})
+	// cfg.Screen stays as given: StartScreen applies it under its own options
 	e := &Engine{cfg: cfg, log: cfg.Logger.With("component", "media"), calls: map[*Call]struct{}{}}
 	sdkLogOnce.Do(func() { lkroom.UseForSDK(cfg.Logger) })
 	actx, err := audio.OpenContext(audio.Backend(cfg.AudioBackend), e.log)

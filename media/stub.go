@@ -87,3 +87,9 @@ func (*Call) ScreenFrameSize() (int, int) { return 0, 0 }
 
 // Leave does nothing.
 func (*Call) Leave(context.Context) error { return nil }
+
+// ScreenThumbnail returns nil.
+func (*Call) ScreenThumbnail(int) image.Image { return nil }
+
+// ScreenPreview returns ErrDisabled.
+func (*Call) ScreenPreview(context.Context, func(image.Image)) error { return ErrDisabled }

@@ -371,6 +371,14 @@ func TestCallLive(t *testing.T) {
 	})
 
 	t.Run("point at the shared screen", func(t *testing.T) {
+		// the pointing area shows a live thumbnail of what is sent
+		h.waitFor("the screen thumbnail in the pointing area", func() bool {
+			img := cw.preview.lastFrame
+			return img != nil && cw.preview.img.Image == img && !cw.preview.area.Visible()
+		})
+		if b := cw.preview.lastFrame.Bounds(); b.Dx() != media.ScreenPreviewWidth || b.Dx()*720 != b.Dy()*1280 {
+			t.Fatalf("thumbnail %v, want %d wide with the frame's 16:9 shape", b, media.ScreenPreviewWidth)
+		}
 		cw.noteEntry.SetText("this button")
 		cw.preview.Resize(fyne.NewSize(320, 180)) // scale 1/4 of the 1280×720 frame, no letterbox
 		cw.preview.MouseDown(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(40, 20)}, Button: desktop.MouseButtonPrimary})

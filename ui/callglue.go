@@ -46,9 +46,9 @@ type callMedia interface {
 }
 
 // screenPreviewer is a media call that can show the screen frames it
-// sends. *media.Call does not offer it yet; when it does, the call
-// window's pointing area shows the live frames instead of a plain area of
-// the frame's shape.
+// sends (*media.Call: thumbnails of the frames it encodes, at most 4 a
+// second). The call window's pointing area shows them; without it, a plain
+// area of the frame's shape.
 type screenPreviewer interface {
 	ScreenPreview(ctx context.Context, fn func(image.Image)) error
 }

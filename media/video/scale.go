@@ -49,13 +49,16 @@ func u8(v int32) uint8 { return uint8(max(0, min(255, v))) } // #nosec G115 -- c
 // only touch the frame being converted, and instrumented they take most of
 // a core at 5 fps, starving the audio in -race test runs.
 
-// ScaleToI420 converts src into dst (whose size is the target), averaging
-// a 2×2 neighbourhood when shrinking. *image.RGBA (screens) and
-// *image.YCbCr (cameras) take fast paths.
+// ScaleToI420 converts src into dst (whose size is the target). Screens
+// (*image.RGBA) are filtered properly (a box pre-reduction and Catmull-Rom,
+// see resample.go), so small text survives shrinking; cameras
+// (*image.YCbCr) and other images are sampled on a nearest grid. A Source
+// keeps its scaler between frames; this allocates one per call.
 func ScaleToI420(dst *image.YCbCr, src image.Image) {
 	switch s := src.(type) {
 	case *image.RGBA:
-		scaleRGBA(dst, s)
+		b := s.Bounds()
+		newRGBAScaler(b.Dx(), b.Dy(), dst.Rect.Dx(), dst.Rect.Dy()).scale(dst, s)
 	case *image.YCbCr:
 		scaleYCbCr(dst, s)
 	default:
@@ -65,6 +68,17 @@ func ScaleToI420(dst *image.YCbCr, src image.Image) {
 
 // srcIndex maps destination coordinates to source ones (fixed point 16.16).
 func steps(dn, sn int) int { return (sn << 16) / dn }
+
+// ScaleToI420Nearest is the screen scaler before the filtered one: a 2×2
+// average on a nearest-neighbour grid, which aliases small text when the
+// reduction is more than 2×. Kept for the before/after benchmark.
+func ScaleToI420Nearest(dst *image.YCbCr, src image.Image) {
+	if s, ok := src.(*image.RGBA); ok {
+		scaleRGBA(dst, s)
+		return
+	}
+	ScaleToI420(dst, src)
+}
 
 //go:norace
 func scaleRGBA(dst *image.YCbCr, s *image.RGBA) {

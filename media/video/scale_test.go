@@ -60,14 +60,34 @@ func TestScaleToI420Colours(t *testing.T) {
 	}
 }
 
-func BenchmarkScaleScreen1080pTo720p(b *testing.B) {
-	src := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
-	for i := range src.Pix {
-		src.Pix[i] = uint8(i * 7)
-	}
-	dst := newI420(1280, 720)
-	b.SetBytes(int64(len(src.Pix)))
-	for b.Loop() {
-		ScaleToI420(dst, src)
+// The screen scalers on the sizes that matter: the filtered one (as a
+// Source runs it, scaler kept between frames) and the old nearest-grid one.
+func BenchmarkScaleScreen(b *testing.B) {
+	for _, c := range []struct {
+		name           string
+		sw, sh, dw, dh int
+	}{
+		{"1080pTo720p", 1920, 1080, 1280, 720},
+		{"4KTo720p", 3840, 2160, 1280, 720},
+		{"4KTo1080p", 3840, 2160, 1920, 1080},
+	} {
+		src := image.NewRGBA(image.Rect(0, 0, c.sw, c.sh))
+		for i := range src.Pix {
+			src.Pix[i] = uint8(i * 7)
+		}
+		dst := newI420(c.dw, c.dh)
+		b.Run(c.name+"/filtered", func(b *testing.B) {
+			sc := newRGBAScaler(c.sw, c.sh, c.dw, c.dh)
+			b.SetBytes(int64(len(src.Pix)))
+			for b.Loop() {
+				sc.scale(dst, src)
+			}
+		})
+		b.Run(c.name+"/nearest", func(b *testing.B) {
+			b.SetBytes(int64(len(src.Pix)))
+			for b.Loop() {
+				ScaleToI420Nearest(dst, src)
+			}
+		})
 	}
 }

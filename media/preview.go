@@ -1,0 +1,65 @@
+//go:build !nomedia
+
+package media
+
+import (
+	"context"
+	"image"
+	"time"
+
+	"aimdesk/media/video"
+)
+
+// ScreenPreviewInterval is how often ScreenPreview hands on a thumbnail
+// (at most 4 a second; none while the screen does not change).
+const ScreenPreviewInterval = 250 * time.Millisecond
+
+// ScreenPreviewWidth is the width of ScreenPreview's thumbnails.
+const ScreenPreviewWidth = 480
+
+// ScreenThumbnail returns the latest screen frame sent, scaled down to at
+// most maxW pixels wide (0 = the frame's size), as a new image the caller
+// may keep; nil when not sharing or before the first frame. The thumbnail
+// has the frame's aspect ratio, so positions on it map to frame pixels
+// (ScreenFrameSize) by one scale factor.
+func (c *Call) ScreenThumbnail(maxW int) image.Image {
+	src := c.screenSrc.Load()
+	if src == nil {
+		return nil
+	}
+	img, _ := src.Thumbnail(maxW)
+	return img
+}
+
+// ScreenPreview calls fn with a ScreenPreviewWidth-wide thumbnail of each
+// new screen frame sent, at most every ScreenPreviewInterval, until ctx
+// ends or the call is left. It only reads frames the encoder already gets:
+// no extra capture.
+func (c *Call) ScreenPreview(ctx context.Context, fn func(image.Image)) error {
+	t := time.NewTicker(ScreenPreviewInterval)
+	defer t.Stop()
+	var seen uint64
+	var cur *video.Source
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.done:
+			return nil
+		case <-t.C:
+		}
+		src := c.screenSrc.Load()
+		if src == nil {
+			continue
+		}
+		if src != cur { // a new share
+			cur, seen = src, 0
+		}
+		img, n := src.Thumbnail(ScreenPreviewWidth)
+		if img == nil || n == seen {
+			continue
+		}
+		seen = n
+		fn(img)
+	}
+}
