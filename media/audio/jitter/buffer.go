@@ -76,7 +76,7 @@ type Buffer struct {
 	highest            int64 // extended seq of the newest packet
 	highestTS          int64 // extended ts of the packet with seq highest
 	firstSeq           int64
-	received           int64 // unique packets stored or played
+	received           int64  // unique packets stored or played
 	recent             uint64 // bit i: seq highest-i was received (duplicate detection)
 	nextSeq            int64
 	playTS             int64

@@ -102,16 +102,15 @@ func TestPlayoutScenarios(t *testing.T) {
 	speech := loadTrace(t, "speech_dtx")
 	const skip = 200 * Rate / 1000 // start-up silence
 
-
 	type want struct {
-		decodedMin                      float64 // share of packets decoded
-		concealed, fec, late, dups      [2]uint64
-		underrunsMax, insertsMax        uint64
-		dropsMax                        uint64
-		maxZeroRun                      int // samples, after start-up
-		maxDelay                        time.Duration
-		maxGapMin, maxGapMax            time.Duration
-		targetMin                       time.Duration
+		decodedMin                 float64 // share of packets decoded
+		concealed, fec, late, dups [2]uint64
+		underrunsMax, insertsMax   uint64
+		dropsMax                   uint64
+		maxZeroRun                 int // samples, after start-up
+		maxDelay                   time.Duration
+		maxGapMin, maxGapMax       time.Duration
+		targetMin                  time.Duration
 	}
 	cases := []struct {
 		name  string
