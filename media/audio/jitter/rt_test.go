@@ -114,10 +114,11 @@ func TestPullLatencyWhileProducerHammers(t *testing.T) {
 	st := b.Stats()
 	t.Logf("pull latency with %d concurrent pushes: p50 %v, p99 %v, max %v; %+v", pushed.Load(), p50, p99, worst, st)
 	// a pull drains the queue (up to 128 packets) and decodes at most a
-	// frame: well under a millisecond on an idle core; 3 ms leaves room
-	// for a loaded machine and is still far below a 10 ms device period
-	if p99 > 3*time.Millisecond {
-		t.Errorf("p99 pull latency %v, want < 3 ms", p99)
+	// frame: about 0.1 ms at p99 on a busy 2-core machine; 5 ms leaves
+	// room for a loaded machine and is still half a device period. The
+	// race detector makes timings meaningless.
+	if p99 > 5*time.Millisecond && !raceEnabled {
+		t.Errorf("p99 pull latency %v, want < 5 ms", p99)
 	}
 	if st.Decoded < 400 || st.Duplicates < 1000 {
 		t.Errorf("decoded %d frames with %d duplicates pushed: the test did not exercise decoding under contention", st.Decoded, st.Duplicates)
