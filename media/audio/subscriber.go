@@ -57,6 +57,8 @@ func Subscribe(track *webrtc.TrackRemote, cfg SubscriberConfig) (*Subscriber, er
 		return nil, fmt.Errorf("audio: subscribe %s: %w", track.ID(), err)
 	}
 	s.buf = buf
+	// a previous subscriber of the same track may have set a deadline to stop
+	_ = track.SetReadDeadline(time.Time{})
 	go s.readLoop()
 	return s, nil
 }
@@ -83,10 +85,18 @@ func (s *Subscriber) Read(p []int16) int { return s.buf.Read(p) }
 // Stats are the jitter buffer's counters.
 func (s *Subscriber) Stats() jitter.Stats { return s.buf.Stats() }
 
-// Close stops reading (the mixer should drop the subscriber first).
+// Close stops reading (the mixer should drop the subscriber first) and
+// waits (up to a second) for the reading goroutine to end, so that a new
+// subscriber of the same track is its only reader.
 func (s *Subscriber) Close() {
-	s.closed.Store(true)
+	if s.closed.Swap(true) {
+		return
+	}
 	_ = s.track.SetReadDeadline(time.Now())
+	select {
+	case <-s.done:
+	case <-time.After(time.Second):
+	}
 }
 
 // Frames is the number of frames played so far (decoded, concealed or

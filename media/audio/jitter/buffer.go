@@ -99,6 +99,10 @@ type Buffer struct {
 	scratch            [delayRing]int64
 	pcm                [maxFrame]int16
 	pos, flen          int
+	pulled             int64 // samples handed out by Read: the device's clock
+	clkOff             int64 // wall clock minus pulled, smoothed
+	clkInit            bool
+	lead               int64 // how far ahead of the wall clock the device pulls (max, decaying)
 
 	st counters
 }
@@ -189,14 +193,38 @@ func (b *Buffer) Read(out []int16) int {
 		k := copy(out[i:], b.pcm[b.pos:b.flen])
 		b.pos += k
 		i += k
+		b.pulled += int64(k)
 	}
 	return len(out)
 }
 
-// nowS is the playout clock in samples since the first packet's arrival.
+// nowS is the playout clock in samples since the first packet's arrival:
+// the samples the device has pulled, tied to the wall clock by a slowly
+// adapting offset. A device calls back in bursts (a late callback, then
+// several at once); its sample count is steady, so the playout decisions
+// do not jitter with the callbacks. A stall of over 100 ms resyncs.
 func (b *Buffer) nowS() int64 {
-	return (b.cfg.Now().UnixNano() - b.base) * Rate / int64(time.Second)
+	wall := (b.cfg.Now().UnixNano() - b.base) * Rate / int64(time.Second)
+	err := wall - (b.pulled + b.clkOff)
+	if !b.clkInit || err > Rate/10 || err < -Rate/10 {
+		b.clkOff, b.clkInit = wall-b.pulled, true
+	} else {
+		b.clkOff += err / 32
+	}
+	now := b.pulled + b.clkOff
+	// audio pulled ahead of its play time must already be here: the
+	// delay has to cover that lead as well as the network's jitter
+	if lead := now - wall; lead > b.lead {
+		b.lead = lead
+	} else {
+		b.lead -= b.lead / 256
+	}
+	return now
 }
+
+// goal is the delay the playout aims at: the target for the network's
+// jitter plus the device's pull-ahead.
+func (b *Buffer) goal() int64 { return b.target + b.lead }
 
 // drain moves queued packets into the reorder store.
 func (b *Buffer) drain() {
@@ -356,7 +384,7 @@ func (b *Buffer) produce() {
 	now := b.nowS()
 	if !b.started {
 		b.started = true
-		b.playTS = now - b.minR - b.target
+		b.playTS = now - b.minR - b.goal()
 		b.nextSeq = b.firstSeq
 	}
 	if b.highest-b.nextSeq >= storeLen { // a long loss: skip what cannot be stored
@@ -367,15 +395,16 @@ func (b *Buffer) produce() {
 		b.setIdle()
 	}
 	// far behind (the reader stalled, or a burst of stale packets): jump
-	if cur > b.target+samples(200*time.Millisecond) {
-		b.playTS = now - b.minR - b.target
-		cur = b.target
+	if cur > b.goal()+samples(200*time.Millisecond) {
+		b.playTS = now - b.minR - b.goal()
+		cur = b.goal()
 	}
 	b.st.delay.Store(max(cur, 0))
+	b.st.target.Store(b.goal())
 	fl := b.frameLen
 	// the band [target, target+25 ms] (+45 ms while audible) is left
 	// alone; below it a frame is inserted, above it one is dropped
-	low := b.target
+	low := b.goal()
 	if !b.lastQuiet {
 		low -= samples(5 * time.Millisecond)
 	}
@@ -383,7 +412,7 @@ func (b *Buffer) produce() {
 		// too close to the edge: stretch by one frame
 		b.st.inserted.Add(1)
 		if b.lastQuiet {
-			b.silence(fl, true)
+			b.silence(fl, false)
 		} else {
 			b.conceal(fl, false)
 		}
@@ -394,7 +423,12 @@ func (b *Buffer) produce() {
 		e := b.first()
 		if e == nil {
 			b.empty(fl)
-			b.playTS += int64(fl)
+			// ahead of schedule (the device pulled a burst, or the target
+			// just rose): the next packet is only not here yet, so stretch
+			// (the timeline waits) rather than skip it
+			if cur >= b.goal() || !b.active {
+				b.playTS += int64(fl)
+			}
 			return
 		}
 		if e.ts+int64(fl) <= b.playTS { // its time has passed
@@ -416,7 +450,7 @@ func (b *Buffer) produce() {
 			b.frameLen = n
 			b.lastDTX = e.n <= 2
 			quiet := power(b.pcm[:n]) < quietPower
-			excess := cur - b.target
+			excess := cur - b.goal()
 			if !dropped && (excess > samples(45*time.Millisecond) || (quiet && excess > samples(25*time.Millisecond))) {
 				// too far behind: drop this frame
 				dropped = true

@@ -45,7 +45,8 @@ type simResult struct {
 
 // simulate replays arrivals against a buffer pulled in 10 ms blocks by a
 // simulated clock, for dur.
-func simulate(t testing.TB, arr []arrival, dur time.Duration) simResult {
+// pullAt, if not nil, gives the time of pull i (else i×10 ms).
+func simulate(t testing.TB, arr []arrival, dur time.Duration, pullAt func(i int) time.Duration) simResult {
 	t.Helper()
 	arr = slices.Clone(arr)
 	sort.SliceStable(arr, func(i, j int) bool { return arr[i].at < arr[j].at })
@@ -58,7 +59,14 @@ func simulate(t testing.TB, arr []arrival, dur time.Duration) simResult {
 	var r simResult
 	block := make([]int16, idleFrame)
 	next := 0
-	for now = 0; now < dur; now += 10 * time.Millisecond {
+	for i := 0; ; i++ {
+		now = time.Duration(i) * 10 * time.Millisecond
+		if pullAt != nil {
+			now = pullAt(i)
+		}
+		if now >= dur {
+			break
+		}
 		for next < len(arr) && arr[next].at <= now {
 			a := arr[next]
 			b.Push(Packet{Seq: a.seq, TS: a.ts, Arrival: epoch.Add(a.at).UnixNano(), Payload: a.payload})
@@ -120,6 +128,7 @@ func TestPlayoutScenarios(t *testing.T) {
 		seq0  uint16
 		ts0   uint32
 		mod   func(a []arrival) []arrival
+		pull  func(i int) time.Duration
 		want  want
 	}{
 		{
@@ -195,6 +204,19 @@ func TestPlayoutScenarios(t *testing.T) {
 				return a
 			},
 			want: want{decodedMin: 0.99, dups: [2]uint64{28, 29}, maxZeroRun: 0, maxDelay: 40 * time.Millisecond},
+		},
+		{
+			// the device stalls 50 ms every 250 ms, then pulls the missed
+			// blocks at once: the playout runs ahead of the packets, which
+			// must stretch, not skip (no late packets)
+			name: "bursty device", trace: voice, dur: 10 * time.Second,
+			pull: func(i int) time.Duration {
+				if m := i % 25; m < 5 {
+					i += 5 - m
+				}
+				return time.Duration(i) * 10 * time.Millisecond
+			},
+			want: want{decodedMin: 0.99, late: [2]uint64{0, 0}, underrunsMax: 6, insertsMax: 12, dropsMax: 12, maxZeroRun: 0, maxDelay: 120 * time.Millisecond},
 		},
 		{
 			// network jitter: uniform 0..60 ms on top of the base delay
@@ -279,7 +301,7 @@ func TestPlayoutScenarios(t *testing.T) {
 			if c.mod != nil {
 				arr = c.mod(arr)
 			}
-			r := simulate(t, arr, c.dur)
+			r := simulate(t, arr, c.dur, c.pull)
 			st := r.st
 			w := c.want
 			t.Logf("sent %d: %+v", sent, st)

