@@ -20,6 +20,7 @@ import (
 	"github.com/pion/webrtc/v4"
 
 	"aimdesk/media/audio"
+	"aimdesk/media/audio/jitter"
 	"aimdesk/media/lkroom"
 	"aimdesk/media/video"
 )
@@ -56,12 +57,15 @@ type Call struct {
 	micPub    *lksdk.LocalTrackPublication
 	mixer     *audio.Mixer
 	playback  *audio.Playback
+	clock     *audio.Clock // pulls the mixer while there is no playback device
 	subs      map[string]*remoteAudio
 	screen    *videoOut
 	camera    *videoOut
 	appRetry  bool // an app-driven reconnect is running
 	lastLevel Levels
 	ticks     int
+	retired   jitter.Stats // receive statistics of playouts already closed
+	lastStats CallStats
 
 	// read by the audio gate on the publisher goroutine
 	muted      atomic.Bool
@@ -82,8 +86,7 @@ type op struct {
 
 type remoteAudio struct {
 	track *webrtc.TrackRemote
-	sub   *audio.Subscriber
-	ring  *audio.Ring
+	sub   *audio.Subscriber // jitter-buffered playout, a mixer input
 }
 
 type videoOut struct {
@@ -113,6 +116,10 @@ func (e *Engine) Join(ctx context.Context, p JoinParams) (*Call, error) {
 		subs:       map[string]*remoteAudio{},
 		mixer:      audio.NewMixer(e.cfg.MaxPlaybackLatency),
 	}
+	c.clock = audio.NewClock(c.mixer, e.cfg.Period)
+	if p.OnPlayout != nil {
+		c.mixer.SetTap(p.OnPlayout)
+	}
 	if err := e.register(c); err != nil {
 		lifeCancel()
 		return nil, err
@@ -124,6 +131,7 @@ func (e *Engine) Join(ctx context.Context, p JoinParams) (*Call, error) {
 		Participants: []Participant{},
 		Duplex:       &Duplex{},
 		Audio:        &AudioStatus{},
+		Stats:        &CallStats{},
 	}
 	c.muted.Store(p.Mic.Muted)
 	c.ptt.Store(p.Mic.PushToTalk)
@@ -180,8 +188,8 @@ func (c *Call) State() Event {
 }
 
 func (c *Call) snapshot() Event {
-	conn, lv, loc, dup, au := *c.st.Conn, *c.st.Levels, *c.st.Local, *c.st.Duplex, *c.st.Audio
-	return Event{Conn: &conn, Levels: &lv, Local: &loc, Participants: cloneParticipants(c.st.Participants), Duplex: &dup, Audio: &au}
+	conn, lv, loc, dup, au, cs := *c.st.Conn, *c.st.Levels, *c.st.Local, *c.st.Duplex, *c.st.Audio, *c.st.Stats
+	return Event{Conn: &conn, Levels: &lv, Local: &loc, Participants: cloneParticipants(c.st.Participants), Duplex: &dup, Audio: &au, Stats: &cs}
 }
 
 // do runs fn on the call goroutine and returns its error.
@@ -270,6 +278,9 @@ func (c *Call) setupAudio() {
 	au.TextOnly = !au.Capture && !au.Playback
 	au.Reason = strings.Join(reasons, "; ")
 	c.st.Audio = au
+	if c.playback == nil {
+		c.clock.Start() // remote audio is still decoded, metered and counted
+	}
 
 	mode := c.p.HalfDuplex
 	if mode == HalfDuplexAuto {
@@ -346,6 +357,7 @@ func (c *Call) onDeviceLost(what string, err error) {
 			_ = c.playback.Stop()
 			c.playback = nil
 		}
+		c.clock.Start()
 	}
 	au.TextOnly = !au.Capture && !au.Playback
 	au.Reason = fmt.Sprintf("%s lost: %v", what, err)
@@ -379,6 +391,7 @@ func (c *Call) teardownAudio() {
 		_ = c.playback.Stop()
 		c.playback = nil
 	}
+	c.clock.Stop()
 }
 
 // gate runs on the publisher goroutine for every 20 ms frame.
@@ -400,8 +413,9 @@ func (c *Call) ducked() bool {
 	if last == 0 {
 		return false
 	}
-	// what is still queued for playback will be heard later
-	hang := duckHang + c.e.cfg.MaxPlaybackLatency/4
+	// onRemotePCM sees audio as it leaves the jitter buffer: only the
+	// device's own buffer (a period or two) is still to be heard
+	hang := duckHang + 2*c.e.cfg.Period
 	return time.Since(time.Unix(0, last)) < hang
 }
 
@@ -414,6 +428,8 @@ func (c *Call) onMicFrame(f audio.Frame) {
 	}
 }
 
+// onRemotePCM sees every frame of the agent's audio as it enters the
+// playout (on the playback thread: it must not block).
 func (c *Call) onRemotePCM(p []int16) {
 	if audio.RMS(p) > 0.003 { // about -50 dBFS
 		c.lastVoice.Store(time.Now().UnixNano())
@@ -685,14 +701,16 @@ func (c *Call) reconcile() {
 				} else if ok {
 					c.closeRemote(sid, ra)
 				}
-				ring := c.mixer.NewInput()
-				sub, err := audio.Subscribe(tr, audio.SubscriberConfig{Out: ring, Meter: &c.agentMeter, OnPCM: c.onRemotePCM})
+				sub, err := audio.Subscribe(tr, audio.SubscriberConfig{
+					Meter: &c.agentMeter, OnPCM: c.onRemotePCM,
+					Jitter: jitter.Config{MaxDelay: c.e.cfg.MaxPlaybackLatency},
+				})
 				if err != nil {
-					c.mixer.Remove(ring)
 					c.n.send(Event{Err: err})
 					continue
 				}
-				c.subs[sid] = &remoteAudio{track: tr, sub: sub, ring: ring}
+				c.mixer.Add(sub)
+				c.subs[sid] = &remoteAudio{track: tr, sub: sub}
 			}
 		}
 	}
@@ -712,8 +730,9 @@ func (c *Call) reconcile() {
 }
 
 func (c *Call) closeRemote(sid string, ra *remoteAudio) {
+	c.mixer.Remove(ra.sub)
 	ra.sub.Close()
-	c.mixer.Remove(ra.ring)
+	c.retired = addStats(c.retired, ra.sub.Stats())
 	delete(c.subs, sid)
 }
 
@@ -783,6 +802,74 @@ func (c *Call) tick() {
 	c.ticks++
 	if c.ticks%10 == 0 && c.room != nil {
 		c.refreshConn(c.st.Conn.Reason)
+	}
+	if c.ticks%30 == 0 {
+		c.emitStats()
+	}
+}
+
+// emitStats sends the call statistics (about once a second) if they
+// changed: the receive side of the agent's audio (every remote audio
+// track this call played, including closed ones) and the send side.
+func (c *Call) emitStats() {
+	js := c.retired
+	for _, ra := range c.subs {
+		js = addStats(js, ra.sub.Stats())
+	}
+	cs := receiveStats(js)
+	cs.RTT, cs.UplinkLossPercent = c.sendStats()
+	if cs == c.lastStats {
+		return
+	}
+	c.lastStats = cs
+	c.st.Stats = &cs
+	cp := cs
+	c.n.send(Event{Stats: &cp})
+}
+
+// sendStats is the send side of the call statistics: the round-trip time
+// and the loss our published microphone track sees (from the RTCP receiver
+// reports about it; zero until the first report, or without a microphone).
+func (c *Call) sendStats() (rtt time.Duration, loss float64) {
+	if c.mic == nil {
+		return 0, 0
+	}
+	return c.mic.SendStats()
+}
+
+// addStats sums the counters of two playouts (the current figures, such
+// as jitter and delay, are b's when b has seen packets).
+func addStats(a, b jitter.Stats) jitter.Stats {
+	s := a
+	s.Packets += b.Packets
+	s.Expected += b.Expected
+	s.Received += b.Received
+	s.Late += b.Late
+	s.Duplicates += b.Duplicates
+	s.Overflow += b.Overflow
+	s.Decoded += b.Decoded
+	s.Concealed += b.Concealed
+	s.FECRecovered += b.FECRecovered
+	s.Inserted += b.Inserted
+	s.Dropped += b.Dropped
+	s.Underruns += b.Underruns
+	s.MaxGap = max(s.MaxGap, b.MaxGap)
+	s.Active += b.Active
+	s.GapTime += b.GapTime
+	if b.Packets > 0 {
+		s.Jitter, s.Delay, s.TargetDelay = b.Jitter, b.Delay, b.TargetDelay
+	}
+	return s
+}
+
+func receiveStats(s jitter.Stats) CallStats {
+	return CallStats{
+		Jitter: s.Jitter, LossPercent: s.LossPercent(),
+		Delay: s.Delay, TargetDelay: s.TargetDelay,
+		Packets: s.Received, Underruns: s.Underruns, Concealed: s.Concealed, FECRecovered: s.FECRecovered,
+		Late: s.Late, Duplicates: s.Duplicates, Inserted: s.Inserted, Dropped: s.Dropped,
+		ConcealedPercent: s.ConcealedPercent(), MaxGap: s.MaxGap,
+		Frames: s.Decoded + s.Concealed + s.FECRecovered + s.Inserted,
 	}
 }
 
@@ -919,7 +1006,9 @@ func (c *Call) SwitchSpeaker(ctx context.Context, deviceID string) error {
 			c.playback = nil
 		}
 		au := *c.st.Audio
+		c.clock.Stop() // the device (or, on failure, the clock again) pulls from now on
 		if err := pb.Start(); err != nil {
+			c.clock.Start()
 			au.Playback = false
 			au.Reason = fmt.Sprintf("no speaker (%v)", err)
 			au.TextOnly = !au.Capture

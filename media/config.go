@@ -55,7 +55,8 @@ type Config struct {
 	AudioBackend AudioBackend
 	// Period is the capture and playback period; 0 means 10 ms (10–20 ms).
 	Period time.Duration
-	// MaxPlaybackLatency caps the agent-audio playback buffer; 0 means 200 ms.
+	// MaxPlaybackLatency caps the target delay of the agent-audio jitter
+	// buffer; 0 means 120 ms.
 	MaxPlaybackLatency time.Duration
 	// HalfDuplex decides echo handling; "" is HalfDuplexAuto.
 	HalfDuplex HalfDuplexMode
@@ -84,6 +85,12 @@ type JoinParams struct {
 	Screen  ScreenOptions
 	// HalfDuplex overrides Config.HalfDuplex for this call when not "".
 	HalfDuplex HalfDuplexMode
+	// OnPlayout, if not nil, sees every block of at most 10 ms of the
+	// mixed remote audio exactly when it leaves the playout (is handed to
+	// the speaker's callback, or the clock that replaces a missing
+	// speaker), with that time. It runs on the playback thread: copy what
+	// you keep, never block. For benchmarks and tests.
+	OnPlayout func(block []int16, at time.Time)
 }
 
 // MicOptions configures the microphone.

@@ -51,7 +51,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	cfg.Period = max(10*time.Millisecond, min(20*time.Millisecond, cfg.Period))
 	if cfg.MaxPlaybackLatency <= 0 {
-		cfg.MaxPlaybackLatency = 200 * time.Millisecond
+		cfg.MaxPlaybackLatency = 120 * time.Millisecond
 	}
 	if cfg.DevicePoll <= 0 {
 		cfg.DevicePoll = 2 * time.Second

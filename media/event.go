@@ -3,6 +3,7 @@ package media
 import (
 	"maps"
 	"slices"
+	"time"
 )
 
 // ConnState is the state of a call's connection to the room.
@@ -127,6 +128,31 @@ type AudioStatus struct {
 	Reason   string // why capture or playback is off
 }
 
+// CallStats are the call's voice statistics, refreshed about once a
+// second: the receive side of the agent's audio (its jitter-buffered
+// playout; counters since the call started) and the send side of our
+// microphone.
+type CallStats struct {
+	Jitter           time.Duration // RFC 3550 interarrival jitter of the agent's audio
+	LossPercent      float64       // agent's audio packets that never arrived, % of those sent
+	Delay            time.Duration // current playout (jitter buffer) delay
+	TargetDelay      time.Duration // the delay the buffer adapts to (20–120 ms)
+	Packets          int64         // agent's audio packets received
+	Underruns        uint64        // pulls that found nothing to play while the agent's audio was active
+	Concealed        uint64        // lost frames concealed (Opus PLC)
+	FECRecovered     uint64        // lost frames recovered from in-band FEC
+	Late             uint64        // packets that arrived after their playout time
+	Duplicates       uint64        // packets received twice
+	Inserted         uint64        // frames inserted to grow the delay (jitter, clock drift)
+	Dropped          uint64        // frames dropped to shrink the delay (clock drift)
+	ConcealedPercent float64       // concealed or inserted frames, % of frames played
+	Frames           uint64        // frames played: decoded, FEC-recovered, concealed or inserted
+	MaxGap           time.Duration // longest silence in the agent's audio while it was active
+	// Send side (RTCP receiver reports about our microphone track).
+	RTT               time.Duration
+	UplinkLossPercent float64
+}
+
 // Event is a change of a call's state in the style of tailscale's
 // ipn.Notify: nil fields are unchanged. The first event on Events() and
 // the result of State() have every field set (Participants non-nil).
@@ -137,6 +163,7 @@ type Event struct {
 	Participants []Participant // the full list whenever it changed; nil = unchanged
 	Duplex       *Duplex
 	Audio        *AudioStatus
+	Stats        *CallStats // about once a second while it changes
 	// Err is a non-fatal problem to show (device lost, publish failed, ...).
 	Err error
 }
@@ -162,6 +189,9 @@ func (e *Event) Merge(n Event) {
 	if n.Audio != nil {
 		e.Audio = n.Audio
 	}
+	if n.Stats != nil {
+		e.Stats = n.Stats
+	}
 	if n.Err != nil {
 		e.Err = n.Err
 	}
@@ -169,7 +199,7 @@ func (e *Event) Merge(n Event) {
 
 func (e Event) empty() bool {
 	return e.Conn == nil && e.Levels == nil && e.Local == nil && e.Participants == nil &&
-		e.Duplex == nil && e.Audio == nil && e.Err == nil
+		e.Duplex == nil && e.Audio == nil && e.Stats == nil && e.Err == nil
 }
 
 func cloneParticipants(ps []Participant) []Participant {

@@ -36,13 +36,16 @@ import (
 //
 // Each figure is the worse of the two directions.
 
-// vbConcealed reports a call's playout counters: frames concealed and
-// frames played so far; ok is false while the call does not expose them.
-// Until the jitter-buffer work is merged the call has no concealment
-// (lost audio is silence), and the impaired benchmark measures missing
-// audio in the played output instead. The integrator points this at the
-// Call's stats once they exist.
-var vbConcealed = func(*Call) (concealed, played uint64, ok bool) { return 0, 0, false }
+// vbConcealed reports a call's playout counters from its statistics
+// (updated about once a second): frames concealed (PLC) or inserted, and
+// frames played so far; ok is false before the first statistics.
+func vbConcealed(c *Call) (concealed, played uint64, ok bool) {
+	st := c.State().Stats
+	if st == nil {
+		return 0, 0, false
+	}
+	return st.Concealed + st.Inserted, st.Frames, true
+}
 
 func skipUnlessBench(t *testing.T) {
 	t.Helper()
@@ -132,9 +135,9 @@ func runVoiceBench(t *testing.T, srv *lktest.Server, room string, d time.Duratio
 			}
 		}
 	}()
-	call.mixer.SetTap(func(out []int16) {
+	call.mixer.SetTap(func(out []int16, at time.Time) {
 		select {
-		case blocks <- block{append([]int16(nil), out...), time.Now()}:
+		case blocks <- block{append([]int16(nil), out...), at}:
 		default:
 		}
 	})

@@ -287,6 +287,9 @@ type callWindow struct {
 	interruptBtn *widget.Button
 	endBtn       *widget.Button
 	duplexNote   *widget.Label
+	statsBtn     *widget.Button // shows or hides statsPanel
+	statsPanel   *fyne.Container
+	statsValues  map[string]*widget.Label // by figure name (statsFigures)
 	status       *widget.Label
 	picker       *widget.PopUp
 	pickerShare  *widget.Button

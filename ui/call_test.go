@@ -791,3 +791,36 @@ func TestCallBannersAndAgentEnding(t *testing.T) {
 	}
 	h.cw = nil
 }
+
+func TestCallStatisticsPanel(t *testing.T) {
+	e := &fakeEngine{devs: nullDevices(), caps: media.Capabilities{Audio: true}}
+	h := newFakeCallHarness(t, e)
+	h.joinFake(nil)
+	cw := h.cw
+	fm := e.joined
+	h.waitFor("the call", func() bool { return cw.phase == callInCall && !cw.statsBtn.Disabled() })
+	if cw.statsPanel.Visible() || cw.statsBtn.Text != statsShowText {
+		t.Fatalf("statistics shown before asked for (button %q)", cw.statsBtn.Text)
+	}
+	test.Tap(cw.statsBtn)
+	if !cw.statsPanel.Visible() || cw.statsBtn.Text != statsHideText {
+		t.Fatalf("Statistics did not open the panel (button %q)", cw.statsBtn.Text)
+	}
+	fm.send(media.Event{Stats: &media.CallStats{
+		Jitter: 12 * time.Millisecond, LossPercent: 2.5, Delay: 61 * time.Millisecond, TargetDelay: 60 * time.Millisecond,
+		Underruns: 3, Concealed: 7, ConcealedPercent: 1.4, FECRecovered: 4, Late: 2, MaxGap: 40 * time.Millisecond,
+		RTT: 85 * time.Millisecond, UplinkLossPercent: 0.5,
+	}})
+	want := "Jitter: 12 ms\nPacket loss: 2.5 %\nRound trip: 85 ms\nUplink loss: 0.5 %\nPlayout delay: 61 ms (target 60 ms)\n" +
+		"Underruns: 3\nConcealed: 7 (1.4 %)\nFEC recovered: 4\nLate packets: 2\nLongest gap: 40 ms\n"
+	h.waitFor("the figures", func() bool { return cw.statsText() == want })
+	// no send-side figures yet: a dash, not a misleading zero
+	fm.send(media.Event{Stats: &media.CallStats{Jitter: 3 * time.Millisecond}})
+	h.waitFor("the next figures", func() bool {
+		return cw.statsValues["Jitter"].Text == "3 ms" && cw.statsValues["Round trip"].Text == "—"
+	})
+	test.Tap(cw.statsBtn)
+	if cw.statsPanel.Visible() || cw.statsBtn.Text != statsShowText {
+		t.Fatalf("the panel did not close (button %q)", cw.statsBtn.Text)
+	}
+}

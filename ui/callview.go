@@ -31,7 +31,8 @@ func (cw *callWindow) buildCall() {
 	cw.connLabel = widget.NewLabel("")
 	cw.connLabel.Importance = widget.LowImportance
 	cw.viz = newVoiceViz()
-	header := container.NewBorder(nil, nil, nil, cw.connLabel, container.NewHBox(cw.title, cw.stateLabel))
+	cw.buildStats()
+	header := container.NewBorder(nil, nil, nil, container.NewHBox(cw.connLabel, cw.statsBtn), container.NewHBox(cw.title, cw.stateLabel))
 	top := container.NewVBox(cw.shareBar, cw.connBar, cw.agentBar, cw.reqBar, cw.opBar, header, cw.viz)
 
 	cw.transcript = container.NewVBox()
@@ -57,7 +58,7 @@ func (cw *callWindow) buildCall() {
 	cw.setShown(cw.duplexNote, false)
 	cw.status = wrapLabel("")
 	cw.setShown(cw.status, false)
-	bottom := container.NewVBox(cw.status, cw.duplexNote, cw.deviceRow, widget.NewSeparator(), cw.controlsRow())
+	bottom := container.NewVBox(cw.status, cw.duplexNote, cw.statsPanel, cw.deviceRow, widget.NewSeparator(), cw.controlsRow())
 	cw.root = container.NewBorder(top, bottom, nil, nil, center)
 }
 
@@ -140,6 +141,7 @@ func (cw *callWindow) updateControls() {
 	setEnabled(cw.entry, in)
 	setEnabled(cw.sendBtn, in)
 	setEnabled(cw.interruptBtn, in)
+	setEnabled(cw.statsBtn, av)
 	setEnabled(cw.endBtn, cw.phase == callJoining || in)
 	setEnabled(cw.micSel, mic && len(cw.micIDs) > 0)
 	setEnabled(cw.spkSel, av && !cw.choices.NoSpeaker && len(cw.spkIDs) > 0)
@@ -262,6 +264,9 @@ func (cw *callWindow) applyMedia(ev media.Event) {
 	}
 	if ev.Duplex != nil || ev.Audio != nil {
 		cw.showAudioNotes(ev)
+	}
+	if ev.Stats != nil {
+		cw.showStats(*ev.Stats)
 	}
 	if ev.Err != nil {
 		cw.setStatus(callErrText(ev.Err), widget.WarningImportance, false)

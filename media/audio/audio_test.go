@@ -61,8 +61,8 @@ func TestToneRMSAndMeter(t *testing.T) {
 	}
 }
 
-func TestMixerSumsTrimsAndPlaysSilence(t *testing.T) {
-	m := NewMixer(100 * time.Millisecond) // 4800 samples, trimmed to 1200
+func TestMixerSumsTapsAndPlaysSilence(t *testing.T) {
+	m := NewMixer(100 * time.Millisecond) // rings of 9600 samples
 	a, b := m.NewInput(), m.NewInput()
 	a.Write([]int16{100, 100, 100})
 	b.Write([]int16{30000, 30000})
@@ -77,10 +77,23 @@ func TestMixerSumsTrimsAndPlaysSilence(t *testing.T) {
 	if out[0] != 32767 {
 		t.Errorf("clip = %v", out[0])
 	}
+	// inputs are never cut: the jitter buffer keeps its own delay
 	a.Write(make([]int16, 6000))
 	m.Fill(out)
-	if l := a.Len(); l != 1200-4 {
-		t.Errorf("after trim: %d samples queued, want %d", l, 1200-4)
+	if l := a.Len(); l != 6000-4 {
+		t.Errorf("%d samples queued, want %d", l, 6000-4)
+	}
+	// the tap sees the output in blocks of at most 10 ms, in order
+	var blocks []int
+	var times []time.Time
+	m.SetTap(func(b []int16, at time.Time) { blocks = append(blocks, len(b)); times = append(times, at) })
+	big := make([]int16, 1000)
+	m.Fill(big)
+	m.SetTap(nil)
+	m.Fill(big)
+	if len(blocks) != 3 || blocks[0] != 480 || blocks[1] != 480 || blocks[2] != 40 ||
+		times[1].Sub(times[0]) != 10*time.Millisecond {
+		t.Errorf("tap saw blocks %v at %v, want [480 480 40] 10 ms apart", blocks, times)
 	}
 	m.Remove(a)
 	m.Remove(b)

@@ -106,43 +106,38 @@ func (c *Capture) Stop() error {
 	return err
 }
 
-// Mixer sums any number of rings into the playback stream. Inputs are added
-// and removed with copy-on-write, so the device callback never locks.
+// MixerInput is a source a Mixer plays: Read fills p with the next samples and
+// returns how many it had. It runs on the playback thread: it must not
+// block. A [Ring] and a [Subscriber] (jitter-buffered playout) are inputs.
+type MixerInput interface {
+	Read(p []int16) int
+}
+
+// Mixer sums any number of inputs into the playback stream. Inputs are
+// added and removed with copy-on-write, so the device callback never locks.
 type Mixer struct {
-	inputs atomic.Pointer[[]*Ring]
+	inputs atomic.Pointer[[]MixerInput]
 	mu     sync.Mutex // serialises Add/Remove
 
-	maxLatency int // samples; a ring holding more is trimmed to target
-	target     int
+	maxLatency int // samples; the size of rings made by NewInput
 
 	scratch []int16 // only used by the callback
+
+	tap atomic.Pointer[func([]int16, time.Time)]
 
 	played  atomic.Uint64 // samples played
 	audible atomic.Uint64 // samples played that were not silence
 	under   atomic.Uint64 // callbacks with less data than asked for (while an input existed)
-
-	tap atomic.Pointer[func([]int16)] // sees every block Fill wrote (measurements)
 }
 
-// SetTap makes f see every block Fill writes, on the device thread, as it is
-// handed to the device; f must copy what it keeps and must not block. nil
-// removes it. The voice benchmark uses it as the "ear" end of mouth-to-ear.
-func (m *Mixer) SetTap(f func(out []int16)) {
-	if f == nil {
-		m.tap.Store(nil)
-		return
-	}
-	m.tap.Store(&f)
-}
-
-// NewMixer returns a mixer whose inputs are held to at most maxLatency
+// NewMixer returns a mixer whose ring inputs (NewInput) hold maxLatency
 // (0 = 200 ms) of audio.
 func NewMixer(maxLatency time.Duration) *Mixer {
 	if maxLatency <= 0 {
 		maxLatency = 200 * time.Millisecond
 	}
-	m := &Mixer{maxLatency: SamplesPer(maxLatency), target: SamplesPer(maxLatency / 4), scratch: make([]int16, 4096)}
-	m.inputs.Store(&[]*Ring{})
+	m := &Mixer{maxLatency: SamplesPer(maxLatency), scratch: make([]int16, 4096)}
+	m.inputs.Store(&[]MixerInput{})
 	return m
 }
 
@@ -154,26 +149,38 @@ func (m *Mixer) NewInput() *Ring {
 }
 
 // Add adds an input.
-func (m *Mixer) Add(r *Ring) {
+func (m *Mixer) Add(r MixerInput) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	old := *m.inputs.Load()
-	next := append(append(make([]*Ring, 0, len(old)+1), old...), r)
+	next := append(append(make([]MixerInput, 0, len(old)+1), old...), r)
 	m.inputs.Store(&next)
 }
 
 // Remove removes an input.
-func (m *Mixer) Remove(r *Ring) {
+func (m *Mixer) Remove(r MixerInput) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	old := *m.inputs.Load()
-	next := make([]*Ring, 0, len(old))
+	next := make([]MixerInput, 0, len(old))
 	for _, x := range old {
 		if x != r {
 			next = append(next, x)
 		}
 	}
 	m.inputs.Store(&next)
+}
+
+// SetTap installs fn (nil: none) to see the mixed output of every Fill in
+// blocks of at most 10 ms, each with the time it leaves the mixer (the
+// callback's time plus the block's offset). fn runs on the playback
+// thread: it must copy what it keeps and must not block.
+func (m *Mixer) SetTap(fn func(block []int16, at time.Time)) {
+	if fn == nil {
+		m.tap.Store(nil)
+		return
+	}
+	m.tap.Store(&fn)
 }
 
 // Fill writes the next len(out) samples: the sum of the inputs, silence
@@ -186,9 +193,6 @@ func (m *Mixer) Fill(out []int16) {
 	}
 	s := m.scratch[:len(out)]
 	for _, r := range ins {
-		if l := r.Len(); l > m.maxLatency {
-			r.Skip(l - m.target)
-		}
 		n := r.Read(s)
 		if n < len(out) {
 			m.under.Add(1)
@@ -206,8 +210,12 @@ func (m *Mixer) Fill(out []int16) {
 	}
 	m.played.Add(uint64(len(out)))
 	m.audible.Add(loud)
-	if f := m.tap.Load(); f != nil {
-		(*f)(out)
+	if tap := m.tap.Load(); tap != nil {
+		now := time.Now()
+		const block = SampleRate / 100
+		for i := 0; i < len(out); i += block {
+			(*tap)(out[i:min(i+block, len(out))], now.Add(time.Duration(i)*time.Second/SampleRate))
+		}
 	}
 }
 

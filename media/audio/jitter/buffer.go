@@ -1,0 +1,671 @@
+package jitter
+
+import (
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"gopkg.in/hraban/opus.v2"
+)
+
+// Rate is the RTP clock rate of Opus and the rate of the decoded audio.
+const Rate = 48000
+
+const (
+	maxFrame   = Rate * 120 / 1000 // the longest Opus frame, 120 ms
+	stdFrame   = Rate * 20 / 1000  // 20 ms, assumed until a packet says otherwise
+	idleFrame  = Rate * 10 / 1000  // silence produced before the stream starts
+	storeLen   = 128               // reorder window, in packets
+	delayRing  = 256               // delay samples kept for the target estimate
+	quietPower = 100 * 100         // mean square below this (about -50 dBFS) is quiet
+)
+
+// safety is added to the measured delay variation: the playout decides a
+// frame at the pull that starts it, up to a device period late.
+const safety = 5 * time.Millisecond
+
+// Decoder is what the buffer needs of an Opus decoder (*opus.Decoder, mono,
+// 48 kHz). PLC and FEC fill exactly cap(pcm) samples.
+type Decoder interface {
+	Decode(data []byte, pcm []int16) (int, error)
+	DecodeFEC(data []byte, pcm []int16) error
+	DecodePLC(pcm []int16) error
+}
+
+// Config configures a Buffer. The zero value works.
+type Config struct {
+	// MinDelay and MaxDelay bound the target playout delay; 0 means 20 ms
+	// and 120 ms.
+	MinDelay, MaxDelay time.Duration
+	// Window is how much recent arrival history the target delay is
+	// estimated from; 0 means 2 s.
+	Window time.Duration
+	// Percentile of the delay variation the target covers; 0 means 0.97.
+	Percentile float64
+	// Decay is how fast the target may fall (per second of stream); 0
+	// means 20 ms/s. It rises at once.
+	Decay time.Duration
+	// MaxConceal bounds consecutive concealed frames; after that the
+	// buffer plays silence until packets come back. 0 means 100 ms.
+	MaxConceal time.Duration
+	// IdleAfter: a stream that sent nothing for this long is inactive
+	// (its silence is not a gap); 0 means 3 s.
+	IdleAfter time.Duration
+	// Decoder; nil means a new mono 48 kHz Opus decoder.
+	Decoder Decoder
+	// Now is the playout clock; nil means time.Now. Arrival times given
+	// to Push must come from the same clock.
+	Now func() time.Time
+	// OnFrame, if not nil, sees every frame as it enters the playout
+	// (decoded, concealed or silence), on the reading goroutine. It must
+	// not block.
+	OnFrame func(pcm []int16)
+}
+
+// Buffer is an adaptive jitter buffer for one Opus stream. See the package
+// documentation.
+type Buffer struct {
+	cfg Config
+	dec Decoder
+	q   queue
+
+	// consumer state (Read only)
+	started, haveFirst bool
+	base               int64 // arrival of the first packet, unix ns
+	highest            int64 // extended seq of the newest packet
+	highestTS          int64 // extended ts of the packet with seq highest
+	firstSeq           int64
+	received           int64  // unique packets stored or played
+	recent             uint64 // bit i: seq highest-i was received (duplicate detection)
+	nextSeq            int64
+	playTS             int64
+	frameLen           int
+	lastDTX, lastQuiet bool
+	active             bool
+	consecConceal      int
+	gapRun             int64 // samples of silence while active
+	lastArrS           int64 // arrival of the newest packet, samples since base
+	prevArrS, prevTS   int64 // for the RFC 3550 jitter
+	havePrev           bool
+	jit                float64 // RFC 3550 jitter, samples
+	store              [storeLen]entry
+	delays             [delayRing]delaySample
+	nDelays            int
+	sinceEst           int
+	estAt              int64 // arrival (samples) of the last estimate
+	minR               int64
+	target             int64 // samples
+	scratch            [delayRing]int64
+	pcm                [maxFrame]int16
+	pos, flen          int
+	pulled             int64 // samples handed out by Read: the device's clock
+	clkOff             int64 // wall clock minus pulled, smoothed
+	clkInit            bool
+	lead               int64 // how far ahead of the wall clock the device pulls (max, decaying)
+
+	st counters
+}
+
+type entry struct {
+	valid bool
+	seq   int64
+	ts    int64
+	n     int
+	data  [MaxPayload]byte
+}
+
+type delaySample struct{ arr, r int64 } // arrival and arrival-minus-timestamp, samples
+
+type counters struct {
+	packets, late, dups, overflow                                       atomic.Uint64
+	decoded, concealed, fec, inserted, dropped, underruns, silentFrames atomic.Uint64
+	expected, received                                                  atomic.Int64
+	jitter, delay, target, maxGap                                       atomic.Int64 // samples
+	activeSamples, gapSamples                                           atomic.Int64
+}
+
+// New returns a buffer.
+func New(cfg Config) (*Buffer, error) {
+	if cfg.MinDelay <= 0 {
+		cfg.MinDelay = 20 * time.Millisecond
+	}
+	if cfg.MaxDelay <= 0 {
+		cfg.MaxDelay = 120 * time.Millisecond
+	}
+	cfg.MaxDelay = max(cfg.MaxDelay, cfg.MinDelay)
+	if cfg.Window <= 0 {
+		cfg.Window = 2 * time.Second
+	}
+	if cfg.Percentile <= 0 || cfg.Percentile > 1 {
+		cfg.Percentile = 0.97
+	}
+	if cfg.Decay <= 0 {
+		cfg.Decay = 20 * time.Millisecond
+	}
+	if cfg.MaxConceal <= 0 {
+		cfg.MaxConceal = 100 * time.Millisecond
+	}
+	if cfg.IdleAfter <= 0 {
+		cfg.IdleAfter = 3 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	b := &Buffer{cfg: cfg, dec: cfg.Decoder, frameLen: stdFrame}
+	if b.dec == nil {
+		d, err := opus.NewDecoder(Rate, 1)
+		if err != nil {
+			return nil, fmt.Errorf("jitter: opus decoder: %w", err)
+		}
+		b.dec = d
+	}
+	b.target = samples(cfg.MinDelay)
+	b.st.target.Store(b.target)
+	return b, nil
+}
+
+func samples(d time.Duration) int64 { return int64(d) * Rate / int64(time.Second) }
+
+// Dur converts samples at Rate to a duration.
+func Dur(n int64) time.Duration { return time.Duration(n * int64(time.Second) / Rate) }
+
+// Push hands a received packet to the buffer (the payload is copied). It
+// never blocks; it reports false when the packet was dropped because the
+// reader has not pulled for a long time (or the payload is empty or too
+// large). Only one goroutine may call Push.
+func (b *Buffer) Push(p Packet) bool {
+	if !b.q.push(p) {
+		b.st.overflow.Add(1)
+		return false
+	}
+	return true
+}
+
+// Read fills out with the next samples of the playout and returns
+// len(out): decoded audio, concealment, or silence. It is meant for the
+// playback callback: it never blocks and does not allocate.
+func (b *Buffer) Read(out []int16) int {
+	for i := 0; i < len(out); {
+		if b.pos >= b.flen {
+			b.produce()
+		}
+		k := copy(out[i:], b.pcm[b.pos:b.flen])
+		b.pos += k
+		i += k
+		b.pulled += int64(k)
+	}
+	return len(out)
+}
+
+// nowS is the playout clock in samples since the first packet's arrival:
+// the samples the device has pulled, tied to the wall clock by a slowly
+// adapting offset. A device calls back in bursts (a late callback, then
+// several at once); its sample count is steady, so the playout decisions
+// do not jitter with the callbacks. A stall of over 100 ms resyncs.
+func (b *Buffer) nowS() int64 {
+	wall := (b.cfg.Now().UnixNano() - b.base) * Rate / int64(time.Second)
+	err := wall - (b.pulled + b.clkOff)
+	if !b.clkInit || err > Rate/10 || err < -Rate/10 {
+		b.clkOff, b.clkInit = wall-b.pulled, true
+	} else {
+		b.clkOff += err / 32
+	}
+	now := b.pulled + b.clkOff
+	// audio pulled ahead of its play time must already be here: the
+	// delay has to cover that lead as well as the network's jitter
+	if lead := now - wall; lead > b.lead {
+		b.lead = lead
+	} else {
+		b.lead -= b.lead / 256
+	}
+	return now
+}
+
+// goal is the delay the playout aims at: the target for the network's
+// jitter plus the device's pull-ahead.
+func (b *Buffer) goal() int64 { return b.target + b.lead }
+
+// drain moves queued packets into the reorder store.
+func (b *Buffer) drain() {
+	for s := b.q.peek(); s != nil; s = b.q.peek() {
+		b.accept(s)
+		b.q.pop()
+	}
+}
+
+func (b *Buffer) accept(s *slot) {
+	b.st.packets.Add(1)
+	if !b.haveFirst {
+		b.haveFirst = true
+		b.base = s.arrival
+		b.highest, b.highestTS = int64(s.seq), int64(s.ts)
+		b.firstSeq, b.nextSeq = b.highest, b.highest
+		b.recent = 0
+	}
+	seq := b.highest + int64(int16(s.seq-uint16(b.highest)))
+	ts := b.highestTS + int64(int32(s.ts-uint32(b.highestTS)))
+	arrS := (s.arrival - b.base) * Rate / int64(time.Second)
+
+	// a jump this far is a restarted stream: start over
+	if d := seq - b.highest; d > 3000 || d < -3000 {
+		b.restart(s)
+		seq, ts = b.highest, b.highestTS
+	}
+	// duplicate?
+	if d := b.highest - seq; d >= 0 && d < 64 && b.recent&(1<<uint(d)) != 0 {
+		b.st.dups.Add(1)
+		return
+	}
+	if seq > b.highest {
+		sh := seq - b.highest
+		if sh >= 64 {
+			b.recent = 0
+		} else {
+			b.recent <<= uint(sh)
+		}
+		b.recent |= 1
+		b.highest, b.highestTS = seq, ts
+	} else if d := b.highest - seq; d < 64 {
+		b.recent |= 1 << uint(d)
+	}
+	b.received++
+	b.st.received.Store(b.received)
+	b.st.expected.Store(b.highest - b.firstSeq + 1)
+	b.lastArrS = arrS
+
+	// RFC 3550 interarrival jitter, in arrival order
+	if b.havePrev {
+		d := (arrS - b.prevArrS) - (ts - b.prevTS)
+		if d < 0 {
+			d = -d
+		}
+		b.jit += (float64(d) - b.jit) / 16
+		b.st.jitter.Store(int64(b.jit))
+	}
+	b.prevArrS, b.prevTS, b.havePrev = arrS, ts, true
+
+	b.addDelay(arrS, arrS-ts)
+
+	if b.started && seq < b.nextSeq {
+		b.st.late.Add(1)
+		return
+	}
+	e := &b.store[seq%storeLen]
+	if e.valid && e.seq == seq {
+		b.st.dups.Add(1)
+		return
+	}
+	if e.valid && e.seq > seq {
+		b.st.late.Add(1) // the window moved past it
+		return
+	}
+	e.valid, e.seq, e.ts = true, seq, ts
+	e.n = copy(e.data[:], s.data[:s.n])
+}
+
+func (b *Buffer) restart(s *slot) {
+	for i := range b.store {
+		b.store[i].valid = false
+	}
+	b.nDelays, b.havePrev = 0, false
+	b.highest, b.highestTS = int64(s.seq), int64(s.ts)
+	b.firstSeq, b.nextSeq = b.highest, b.highest
+	b.received, b.recent = 0, 0
+	if b.started {
+		// keep playing from the new timeline at the target delay
+		b.playTS = b.highestTS - b.target
+	}
+}
+
+// addDelay records one packet's relative delay and re-estimates the
+// target every few packets.
+func (b *Buffer) addDelay(arrS, r int64) {
+	b.delays[b.nDelays%delayRing] = delaySample{arr: arrS, r: r}
+	b.nDelays++
+	b.sinceEst++
+	if b.nDelays > 1 && b.sinceEst < 4 {
+		return
+	}
+	b.sinceEst = 0
+	win := samples(b.cfg.Window)
+	n := min(b.nDelays, delayRing)
+	minR := r
+	for i := 0; i < n; i++ {
+		if d := b.delays[i]; arrS-d.arr <= win {
+			minR = min(minR, d.r)
+		}
+	}
+	// packets later than 4×MaxDelay are an outage (or a stale burst after
+	// one), not jitter: the buffer could never wait for them
+	outage := 4 * samples(b.cfg.MaxDelay)
+	k := 0
+	for i := 0; i < n; i++ {
+		if d := b.delays[i]; arrS-d.arr <= win && d.r-minR <= outage {
+			b.scratch[k] = d.r
+			k++
+		}
+	}
+	v := b.scratch[:k]
+	slices.Sort(v)
+	idx := int(float64(k-1) * b.cfg.Percentile)
+	cand := v[idx] - minR + samples(safety)
+	cand = max(samples(b.cfg.MinDelay), min(samples(b.cfg.MaxDelay), cand))
+	if cand >= b.target || b.estAt == 0 {
+		b.target = cand
+	} else {
+		fall := (arrS - b.estAt) * samples(b.cfg.Decay) / Rate
+		b.target = max(cand, b.target-fall)
+	}
+	b.estAt = max(arrS, 1)
+	b.minR = minR
+	b.st.target.Store(b.target)
+}
+
+// first returns the stored packet with the lowest sequence number at or
+// after nextSeq, or nil.
+func (b *Buffer) first() *entry {
+	for s := b.nextSeq; s <= b.highest && s < b.nextSeq+storeLen; s++ {
+		if e := &b.store[s%storeLen]; e.valid && e.seq == s {
+			return e
+		}
+	}
+	return nil
+}
+
+// produce puts the next frame into pcm[:flen].
+func (b *Buffer) produce() {
+	b.pos = 0
+	b.drain()
+	if !b.haveFirst {
+		b.silence(idleFrame, false)
+		return
+	}
+	now := b.nowS()
+	if !b.started {
+		b.started = true
+		b.playTS = now - b.minR - b.goal()
+		b.nextSeq = b.firstSeq
+	}
+	if b.highest-b.nextSeq >= storeLen { // a long loss: skip what cannot be stored
+		b.nextSeq = b.highest - storeLen + 1
+	}
+	cur := now - b.minR - b.playTS
+	if b.active && now-b.lastArrS > samples(b.cfg.IdleAfter) {
+		b.setIdle()
+	}
+	// far behind (the reader stalled, or a burst of stale packets): jump
+	if cur > b.goal()+samples(200*time.Millisecond) {
+		b.playTS = now - b.minR - b.goal()
+		cur = b.goal()
+	}
+	b.st.delay.Store(max(cur, 0))
+	b.st.target.Store(b.goal())
+	fl := b.frameLen
+	// the band [target, target+25 ms] (+45 ms while audible) is left
+	// alone; below it a frame is inserted, above it one is dropped
+	low := b.goal()
+	if !b.lastQuiet {
+		low -= samples(5 * time.Millisecond)
+	}
+	if cur < low && b.active {
+		// too close to the edge: stretch by one frame
+		b.st.inserted.Add(1)
+		if b.lastQuiet {
+			b.silence(fl, false)
+		} else {
+			b.conceal(fl, false)
+		}
+		return
+	}
+	dropped := false
+	for {
+		e := b.first()
+		if e == nil {
+			b.empty(fl)
+			// ahead of schedule (the device pulled a burst, or the target
+			// just rose): the next packet is only not here yet, so stretch
+			// (the timeline waits) rather than skip it
+			if cur >= b.goal() || !b.active {
+				b.playTS += int64(fl)
+			}
+			return
+		}
+		if e.ts+int64(fl) <= b.playTS { // its time has passed
+			b.st.late.Add(1)
+			e.valid = false
+			b.nextSeq = e.seq + 1
+			continue
+		}
+		if e.ts <= b.playTS+int64(fl/2) { // due
+			n, err := b.dec.Decode(e.data[:e.n], b.pcm[:])
+			e.valid = false
+			b.nextSeq = e.seq + 1
+			if err != nil || n <= 0 {
+				b.playTS = e.ts + int64(fl)
+				b.conceal(fl, true)
+				return
+			}
+			b.playTS = e.ts + int64(n)
+			b.frameLen = n
+			b.lastDTX = e.n <= 2
+			quiet := power(b.pcm[:n]) < quietPower
+			excess := cur - b.goal()
+			if !dropped && (excess > samples(45*time.Millisecond) || (quiet && excess > samples(25*time.Millisecond))) {
+				// too far behind: drop this frame
+				dropped = true
+				b.st.dropped.Add(1)
+				cur -= int64(n)
+				continue
+			}
+			b.flen = n
+			b.lastQuiet = quiet
+			b.consecConceal = 0
+			b.st.decoded.Add(1)
+			if !b.lastDTX {
+				b.setActive()
+			} else {
+				b.setIdle()
+			}
+			b.emit()
+			return
+		}
+		// the next packet is in the future
+		gap := e.ts - b.playTS
+		if e.seq == b.nextSeq || b.lastDTX || !b.active {
+			// consecutive sequence numbers: a DTX pause, not loss
+			b.silence(int(min(gap, int64(fl))), false)
+			b.playTS += int64(b.flen)
+			return
+		}
+		// packets before e are missing
+		if gap <= int64(fl) && gap%120 == 0 && hasFEC(e.data[:e.n]) {
+			if err := b.dec.DecodeFEC(e.data[:e.n], b.pcm[:gap:gap]); err == nil {
+				b.flen = int(gap)
+				b.playTS += gap
+				b.consecConceal = 0
+				b.st.fec.Add(1)
+				b.noteActive(b.flen)
+				b.emit()
+				return
+			}
+		}
+		n := int(min(gap, int64(fl)))
+		n -= n % 120
+		if n == 0 {
+			n = fl
+		}
+		b.conceal(n, true)
+		b.playTS += int64(n)
+		return
+	}
+}
+
+// empty handles a pull that found nothing to play.
+func (b *Buffer) empty(fl int) {
+	if !b.active || b.lastDTX || b.lastQuiet {
+		b.silence(fl, false)
+		return
+	}
+	b.st.underruns.Add(1)
+	b.conceal(fl, true)
+}
+
+// conceal produces n samples of Opus PLC (silence once MaxConceal is
+// exceeded). counted: a lost frame (else an inserted one, already counted).
+func (b *Buffer) conceal(n int, counted bool) {
+	if int64(b.consecConceal*n) >= samples(b.cfg.MaxConceal) || b.dec.DecodePLC(b.pcm[:n:n]) != nil {
+		b.silence(n, b.active)
+		return
+	}
+	b.consecConceal++
+	if counted {
+		b.st.concealed.Add(1)
+	}
+	b.flen = n
+	b.noteActive(n)
+	b.emit()
+}
+
+// silence produces n samples of silence; gap: the stream is active and
+// this is a hole in it.
+func (b *Buffer) silence(n int, gap bool) {
+	clear(b.pcm[:n])
+	b.flen = n
+	if gap && b.active {
+		b.gapRun += int64(n)
+		b.st.gapSamples.Add(int64(n))
+		b.st.activeSamples.Add(int64(n))
+	} else {
+		b.st.silentFrames.Add(1)
+	}
+	b.emit()
+}
+
+func (b *Buffer) noteActive(n int) {
+	if b.active {
+		b.st.activeSamples.Add(int64(n))
+	}
+}
+
+func (b *Buffer) setActive() {
+	b.active = true
+	if b.gapRun > b.st.maxGap.Load() {
+		b.st.maxGap.Store(b.gapRun)
+	}
+	b.gapRun = 0
+	b.st.activeSamples.Add(int64(b.flen))
+}
+
+func (b *Buffer) setIdle() {
+	b.active = false
+	b.gapRun = 0 // the stream stopped: that was no gap
+}
+
+func (b *Buffer) emit() {
+	if b.cfg.OnFrame != nil {
+		b.cfg.OnFrame(b.pcm[:b.flen])
+	}
+}
+
+func power(p []int16) int64 {
+	var s int64
+	for _, v := range p {
+		s += int64(v) * int64(v)
+	}
+	return s / int64(max(len(p), 1))
+}
+
+// hasFEC reports whether an Opus packet carries in-band FEC (LBRR) data for
+// the frame before it: SILK or hybrid mode with the LBRR flag set. The
+// flag is the first range-coded symbol after the VAD flags; both are coded
+// with probability 1/2, so they are the leading bits of the first frame.
+func hasFEC(p []byte) bool {
+	if len(p) < 2 {
+		return false
+	}
+	toc := p[0]
+	config := toc >> 3
+	if config >= 16 { // CELT only
+		return false
+	}
+	var data []byte
+	switch toc & 3 {
+	case 0:
+		data = p[1:]
+	case 1, 2, 3:
+		// several frames: the LBRR of the first one still comes first,
+		// but framing bytes precede it; be optimistic
+		return true
+	}
+	if len(data) == 0 {
+		return false
+	}
+	// SILK frames per Opus frame: 10 ms and 20 ms frames hold one, 40 ms
+	// two, 60 ms three (config&3 is the duration within the mode).
+	nf := 1
+	if config < 12 { // SILK-only configs: 10, 20, 40, 60 ms
+		switch config & 3 {
+		case 2:
+			nf = 2
+		case 3:
+			nf = 3
+		}
+	}
+	return data[0]&(0x80>>uint(nf)) != 0
+}
+
+// Stats is a snapshot of the buffer's counters. Frames are Opus frames
+// (usually 20 ms).
+type Stats struct {
+	Packets      uint64        // packets pushed and read (duplicates and late ones included)
+	Expected     int64         // packets the sequence numbers say were sent
+	Received     int64         // unique packets
+	Late         uint64        // packets that came after their playout time
+	Duplicates   uint64        // packets received twice
+	Overflow     uint64        // packets dropped because nobody read
+	Decoded      uint64        // frames decoded from packets
+	Concealed    uint64        // lost frames concealed with Opus PLC
+	FECRecovered uint64        // lost frames recovered from the next packet's FEC
+	Inserted     uint64        // frames inserted to grow the delay (drift, jitter)
+	Dropped      uint64        // frames dropped to shrink the delay (drift)
+	Underruns    uint64        // pulls that found nothing while the stream was active
+	Jitter       time.Duration // RFC 3550 interarrival jitter
+	Delay        time.Duration // current playout delay above the fastest packet
+	TargetDelay  time.Duration
+	MaxGap       time.Duration // longest silence while the stream was active
+	Active       time.Duration // playout time while the stream was active
+	GapTime      time.Duration // total silence while active
+}
+
+// LossPercent is the share of expected packets that never arrived.
+func (s Stats) LossPercent() float64 {
+	if s.Expected <= 0 {
+		return 0
+	}
+	lost := s.Expected - s.Received
+	return 100 * float64(max(lost, 0)) / float64(s.Expected)
+}
+
+// ConcealedPercent is the share of played frames that were concealed
+// (PLC or inserted), of all frames played for the stream.
+func (s Stats) ConcealedPercent() float64 {
+	all := s.Decoded + s.Concealed + s.FECRecovered + s.Inserted
+	if all == 0 {
+		return 0
+	}
+	return 100 * float64(s.Concealed+s.Inserted) / float64(all)
+}
+
+// Stats reads the counters; safe from any goroutine.
+func (b *Buffer) Stats() Stats {
+	c := &b.st
+	return Stats{
+		Packets: c.packets.Load(), Expected: c.expected.Load(), Received: c.received.Load(),
+		Late: c.late.Load(), Duplicates: c.dups.Load(), Overflow: c.overflow.Load(),
+		Decoded: c.decoded.Load(), Concealed: c.concealed.Load(), FECRecovered: c.fec.Load(),
+		Inserted: c.inserted.Load(), Dropped: c.dropped.Load(), Underruns: c.underruns.Load(),
+		Jitter: Dur(c.jitter.Load()), Delay: Dur(c.delay.Load()), TargetDelay: Dur(c.target.Load()),
+		MaxGap: Dur(c.maxGap.Load()), Active: Dur(c.activeSamples.Load()), GapTime: Dur(c.gapSamples.Load()),
+	}
+}

@@ -1,0 +1,39 @@
+// Package jitter is the receive side of a voice stream: an adaptive jitter
+// buffer for Opus RTP packets whose playout is pulled by the playback
+// clock.
+//
+// A network goroutine pushes packets ([Buffer.Push]: RTP sequence number,
+// timestamp, arrival time, payload); the audio device callback pulls
+// samples ([Buffer.Read]). Between them:
+//
+//   - packets are reordered by sequence number; duplicates and packets
+//     that arrive after their playout time are dropped and counted;
+//   - a missing frame is concealed with Opus packet loss concealment, or
+//     recovered from the in-band FEC of the next packet when that packet
+//     is already here;
+//   - the playout delay follows a target derived from the measured
+//     delay variation (a high percentile over a sliding window, clamped to
+//     [Config.MinDelay, Config.MaxDelay]); it rises at once and falls slowly;
+//   - clock drift between sender and playback device is absorbed by
+//     dropping or inserting single frames, preferably in quiet passages;
+//   - consecutive sequence numbers with a timestamp jump are Opus DTX
+//     (silence), not loss; RTP sequence numbers and timestamps wrap.
+//
+// # Why not a library
+//
+// pion/interceptor's pkg/jitterbuffer reorders packets behind a mutex and
+// allocates per packet, but has no notion of playout time, target delay,
+// concealment or drift. livekit/media-sdk's jitter buffer pushes samples at
+// the network's pace into a sink, so playback had to trim a ring when it
+// grew. Neither can be pulled by a device clock, so this package keeps its
+// own small timeline.
+//
+// # Concurrency
+//
+// Push and Read never share a lock: Push copies the packet into a
+// single-producer single-consumer queue of preallocated slots; Read (the
+// only consumer) drains it into its own reorder store, decodes and
+// conceals. Read does not allocate in steady state. Stats may be read from
+// any goroutine (atomics). Only one goroutine may Push and only one may
+// Read at a time.
+package jitter

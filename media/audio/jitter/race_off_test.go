@@ -1,0 +1,5 @@
+//go:build !race
+
+package jitter
+
+const raceEnabled = false
