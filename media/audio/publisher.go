@@ -38,6 +38,9 @@ type Frame struct {
 	PCM  []int16 // FrameSamples samples; valid only during the call
 	At   time.Time
 	Sent bool // encoded and written to the sink
+	// Voice: the echo canceller's voice activity detector heard speech in
+	// the frame (after echo cancellation); always false without one.
+	Voice bool
 }
 
 // PublisherConfig configures a Publisher.
@@ -49,6 +52,9 @@ type PublisherConfig struct {
 	Gate func() Gate
 	// OnFrame, if not nil, sees every frame after metering (tests, latency marks).
 	OnFrame func(Frame)
+	// Echo, if not nil, runs every frame through an echo canceller before
+	// metering and encoding (see EchoConfig).
+	Echo *EchoConfig
 }
 
 // Publisher drains a capture ring in 20 ms frames, meters them and encodes
@@ -68,6 +74,8 @@ type Publisher struct {
 
 	sent    atomic.Uint64
 	dropped atomic.Uint64 // frames not sent (gate closed or no sink)
+
+	echo *echoState // nil without an echo canceller; used by run only
 }
 
 // NewPublisher starts the drain goroutine. Until SetSource and SetSink are
@@ -88,6 +96,7 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 		return nil, fmt.Errorf("audio: opus encoder: %w", err)
 	}
 	p.enc = enc
+	p.echo = newEchoState(cfg.Echo)
 	go p.run()
 	return p, nil
 }
@@ -167,9 +176,11 @@ func (p *Publisher) run() {
 		case <-p.wake:
 		case <-t.C:
 		}
+		p.echo.trim()
 		for p.ring.Len() >= FrameSamples {
 			p.ring.Read(frame)
 			now := time.Now()
+			voice := p.processCapture(frame)
 			p.meter.Update(frame)
 			sent := false
 			g := GateOpen
@@ -191,7 +202,7 @@ func (p *Publisher) run() {
 				p.dropped.Add(1)
 			}
 			if p.cfg.OnFrame != nil {
-				p.cfg.OnFrame(Frame{PCM: frame, At: now, Sent: sent})
+				p.cfg.OnFrame(Frame{PCM: frame, At: now, Sent: sent, Voice: voice})
 			}
 		}
 	}
