@@ -31,6 +31,15 @@ BENCHFLAGS ?=
 # set-up generates it; setup itself runs in the caller's locale.
 APP_LANG ?= en_US.UTF-8
 
+# Echo cancellation (media/audio/apm) links WebRTC's audio processing
+# library: webrtc-audio-processing 0.3 by default (Debian 12). Where
+# pkg-config finds webrtc-audio-processing-1 (AEC3: Debian 13, Ubuntu 24.04,
+# Fedora, Arch) every go command here gets -tags=apm1 through GOFLAGS.
+# APMTAGS= forces 0.3; BUILDFLAGS='-tags noapm' builds without the library
+# (calls then fall back to half-duplex).
+APMTAGS ?= $(shell pkg-config --exists webrtc-audio-processing-1 2>/dev/null && echo -tags=apm1)
+export GOFLAGS := $(strip $(GOFLAGS) $(APMTAGS))
+
 APPENV := env -u LANGUAGE LANG=$(APP_LANG) LC_ALL=$(APP_LANG)
 # Tools the set-up installs: bin/livekit-server for the live media tests.
 export PATH := $(CURDIR)/bin:$(PATH)
@@ -45,7 +54,8 @@ APP := build/aimdesk
 help: ## list targets and variables
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-11s %s\n", $$1, $$2 }'
 	@echo
-	@echo "  variables: GOTESTFLAGS TEST_TIMEOUT BUILDFLAGS FUZZTIME BENCH BENCHFLAGS APP_LANG"
+	@echo "  variables: GOTESTFLAGS TEST_TIMEOUT BUILDFLAGS FUZZTIME BENCH BENCHFLAGS APP_LANG APMTAGS"
+	@echo "  GOFLAGS for this machine: $(GOFLAGS)"
 
 setup: ## install missing Debian packages, locale, livekit-server, Go modules
 	@$(PHASE) setup scripts/setup.sh

@@ -21,6 +21,7 @@ import (
 
 	"aimdesk/media/audio"
 	"aimdesk/media/audio/jitter"
+	"aimdesk/media/audio/apm"
 	"aimdesk/media/lkroom"
 	"aimdesk/media/video"
 )
@@ -58,6 +59,9 @@ type Call struct {
 	mixer     *audio.Mixer
 	playback  *audio.Playback
 	clock     *audio.Clock // pulls the mixer while there is no playback device
+	echo      *apm.Processor // nil: no echo canceller (see setupEcho)
+	echoErr   error          // why there is none, when it failed
+	farEnd    *audio.Ring    // what the mixer plays, for echo
 	subs      map[string]*remoteAudio
 	screen    *videoOut
 	camera    *videoOut
@@ -267,6 +271,7 @@ func (c *Call) setupAudio() {
 
 	// microphone
 	if !c.p.Mic.Disabled {
+		c.setupEcho()
 		if err := c.startMicSource(c.p.Mic.DeviceID, true); err != nil {
 			reasons = append(reasons, fmt.Sprintf("no microphone (%v)", err))
 		} else {
@@ -316,7 +321,7 @@ func (c *Call) startMicSource(deviceID string, atJoin bool) error {
 		src = c.e.actx.NewCapture(deviceID, c.e.cfg.Period, c.deviceLost("microphone"))
 	}
 	if c.mic == nil {
-		pub, err := audio.NewPublisher(audio.PublisherConfig{Gate: c.gate, OnFrame: c.onMicFrame})
+		pub, err := audio.NewPublisher(audio.PublisherConfig{Gate: c.gate, OnFrame: c.onMicFrame, Echo: c.echoConfig()})
 		if err != nil {
 			return err
 		}
@@ -367,25 +372,83 @@ func (c *Call) onDeviceLost(what string, err error) {
 	c.n.send(Event{Audio: &au, Local: &loc, Err: fmt.Errorf("media: %s: %w", what, err)})
 }
 
+// setupEcho creates the echo canceller (WebRTC APM) for the microphone
+// and taps the mixer's output as its far end. There is none when the build
+// has no APM (tag noapm), when it fails to start, or when the microphone is
+// the synthetic tone (no room, no noise; the noise suppressor would take a
+// steady tone for noise and remove it).
+func (c *Call) setupEcho() {
+	if !apm.Available || (c.p.Mic.Tone > 0 && micSourceHook == nil) {
+		return
+	}
+	p, err := apm.New(apm.DefaultConfig())
+	if err != nil {
+		c.echoErr = err
+		c.log.Warn("no echo canceller: half-duplex without a headset", "err", err)
+		return
+	}
+	c.echo = p
+	c.farEnd = audio.NewRing(audio.SampleRate / 2) // 500 ms; trimmed by the publisher
+	c.mixer.SetFarEnd(c.farEnd)
+}
+
+// echoConfig connects the publisher to the echo canceller (nil if none).
+func (c *Call) echoConfig() *audio.EchoConfig {
+	if c.echo == nil {
+		return nil
+	}
+	period := c.e.cfg.Period
+	dev := audio.DeviceEchoDelay(period, period)
+	return &audio.EchoConfig{Canceller: c.echo, FarEnd: c.farEnd, DeviceDelay: func() time.Duration { return dev }}
+}
+
+// applyDuplex decides echo handling. HalfDuplexAuto means half-duplex
+// only when there is neither a headset nor an echo canceller.
 func (c *Call) applyDuplex(mode HalfDuplexMode, headset bool) {
-	on := mode == HalfDuplexOn || (mode == HalfDuplexAuto && !headset)
+	aec := c.echo != nil
+	on := mode == HalfDuplexOn || (mode == HalfDuplexAuto && !headset && !aec)
 	c.halfDuplex.Store(on)
 	d := &Duplex{Mode: mode, HalfDuplex: on, Headset: headset}
+	if aec {
+		d.EchoCanceller = apm.Library
+	}
 	switch {
+	case on && aec:
+		d.Reason = "Half-duplex (your setting): your microphone is muted while the agent speaks; the echo canceller (" + apm.Library + ") runs as well."
 	case on:
-		d.Reason = "Half-duplex: your microphone is muted while the agent speaks, because there is no echo canceller. Use a headset for full duplex."
+		d.Reason = "Half-duplex: your microphone is muted while the agent speaks, because there is no echo canceller" + echoWhy(c.echoErr) + ". Use a headset for full duplex."
+	case aec && headset:
+		d.Reason = "Full duplex (headset), with echo cancellation (" + apm.Library + ")."
+	case aec:
+		d.Reason = "Full duplex with echo cancellation (" + apm.Library + "): the agent's voice is removed from your microphone, so you can talk over it."
 	case headset:
 		d.Reason = "Full duplex (headset)."
 	default:
-		d.Reason = "Full duplex: without a headset the agent may hear itself (no echo canceller)."
+		d.Reason = "Full duplex: without a headset the agent may hear itself (no echo canceller" + echoWhy(c.echoErr) + ")."
 	}
 	c.st.Duplex = d
+}
+
+// echoWhy says why there is no echo canceller, as a clause.
+func echoWhy(err error) string {
+	switch {
+	case err != nil:
+		return fmt.Sprintf(" (it failed to start: %v)", err)
+	case !apm.Available:
+		return " in this build"
+	}
+	return ""
 }
 
 func (c *Call) teardownAudio() {
 	if c.mic != nil {
 		_ = c.mic.Close()
 		c.mic = nil
+	}
+	if c.echo != nil { // after the publisher: nothing processes any more
+		c.mixer.SetFarEnd(nil)
+		_ = c.echo.Close()
+		c.echo = nil
 	}
 	if c.playback != nil {
 		_ = c.playback.Stop()

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"image"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
 	"aimdesk/media/audio"
+	"aimdesk/media/audio/apm"
 	"aimdesk/media/lktest"
 )
 
@@ -422,3 +425,51 @@ func TestSwitchMicKeepsTheCall(t *testing.T) {
 }
 
 func lktestUserToken() lktest.TokenOptions { return lktest.TokenOptions{Name: "Me"} }
+
+// TestEchoCancellerMakesFullDuplexDefault: with WebRTC APM built in, a call
+// without a headset is full duplex by default, says which echo canceller
+// runs, and reports voice activity per captured frame; the synthetic tone
+// (no canceller) still falls back to half-duplex.
+func TestEchoCancellerMakesFullDuplexDefault(t *testing.T) {
+	if !apm.Available {
+		t.Skip("built without WebRTC APM (tag noapm)")
+	}
+	speech := loadSpeech(t, "audio/apm/testdata/near.wav")
+	micSourceHook = func(MicOptions) audio.Source {
+		return &audio.GeneratorSource{Label: "speech", Gen: func(p []int16, n int64, _ time.Time) {
+			for i := range p {
+				p[i] = speech[(n+int64(i))%int64(len(speech))]
+			}
+		}}
+	}
+	var voiced, frames atomic.Int64
+	frameHook = func(f audio.Frame) {
+		frames.Add(1)
+		if f.Voice {
+			voiced.Add(1)
+		}
+	}
+	// registered before the calls: runs after they have left
+	t.Cleanup(func() { micSourceHook, frameHook = nil, nil })
+	eng, call, _ := joinTestCall(t, "full-duplex", JoinParams{})
+	if c := eng.Capabilities(); c.EchoCanceller != apm.Library {
+		t.Errorf("capabilities echo canceller %q, want %q", c.EchoCanceller, apm.Library)
+	}
+	st := call.State()
+	if st.Duplex.HalfDuplex || st.Duplex.EchoCanceller != apm.Library || !strings.Contains(st.Duplex.Reason, "echo cancellation") {
+		t.Errorf("duplex = %+v, want full duplex with %s", st.Duplex, apm.Library)
+	}
+	waitFor(t, 10*time.Second, "frames with voice", func() bool { return frames.Load() > 100 && voiced.Load() > 10 })
+	t.Logf("%d of %d frames had voice", voiced.Load(), frames.Load())
+	if err := call.SetHalfDuplex(context.Background(), HalfDuplexOn); err != nil {
+		t.Fatal(err)
+	}
+	if st := call.State(); !st.Duplex.HalfDuplex || st.Duplex.EchoCanceller == "" {
+		t.Errorf("half-duplex on request: duplex = %+v", st.Duplex)
+	}
+	micSourceHook = nil
+	_, toneCall, _ := joinTestCall(t, "tone-half-duplex", JoinParams{})
+	if st := toneCall.State(); !st.Duplex.HalfDuplex || st.Duplex.EchoCanceller != "" {
+		t.Errorf("tone microphone: duplex = %+v, want half-duplex without a canceller", st.Duplex)
+	}
+}

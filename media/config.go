@@ -30,12 +30,15 @@ func (b AudioBackend) String() string {
 	return string(b)
 }
 
-// HalfDuplexMode decides echo handling (there is no echo canceller).
+// HalfDuplexMode decides whether the microphone is muted while the agent
+// speaks. With an echo canceller (WebRTC APM, see media/audio/apm) that is
+// not needed: full duplex is the default.
 type HalfDuplexMode string
 
 // Half-duplex modes.
 const (
-	// HalfDuplexAuto: on unless the output device looks like a headset.
+	// HalfDuplexAuto: off when the echo canceller runs or the output device
+	// looks like a headset; on otherwise (a build without APM).
 	HalfDuplexAuto HalfDuplexMode = ""
 	HalfDuplexOn   HalfDuplexMode = "on"
 	HalfDuplexOff  HalfDuplexMode = "off"
@@ -102,6 +105,8 @@ type MicOptions struct {
 	// Tone > 0 publishes a synthetic sine of Tone Hz instead of a device
 	// (tests; machines without a microphone).
 	Tone float64
+	// The tone is sent as it is: no echo canceller or noise suppressor
+	// runs on it (there is no room; a steady tone would be taken for noise).
 	// ToneLevel is the tone's peak amplitude 0..1; 0 means 0.25.
 	ToneLevel float64
 	// Muted starts muted.

@@ -34,8 +34,12 @@ type Capabilities struct {
 	Audio        bool   // an audio backend initialised
 	AudioBackend string // the backend in use
 	AudioReason  string
-	Camera       bool
-	CameraReason string
-	Screen       bool
-	ScreenReason string
+	// EchoCanceller names the echo canceller calls use on the microphone
+	// ("WebRTC APM 0.3 (AEC)"), "" when the build has none: then
+	// half-duplex is the safe choice without a headset.
+	EchoCanceller string
+	Camera        bool
+	CameraReason  string
+	Screen        bool
+	ScreenReason  string
 }

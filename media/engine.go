@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"aimdesk/media/audio"
+	"aimdesk/media/audio/apm"
 	"aimdesk/media/lkroom"
 	"aimdesk/media/video"
 )
@@ -77,6 +78,7 @@ func (e *Engine) Capabilities() Capabilities {
 	c := Capabilities{Audio: e.actx != nil}
 	if e.actx != nil {
 		c.AudioBackend = e.actx.Backend().String()
+		c.EchoCanceller = apm.Library
 	} else {
 		c.AudioReason = fmt.Sprintf("No audio: %v", e.audioErr)
 	}

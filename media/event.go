@@ -112,9 +112,13 @@ type Participant struct {
 // Duplex is the echo-handling state, with a sentence for the UI.
 type Duplex struct {
 	Mode       HalfDuplexMode
-	HalfDuplex bool   // the microphone is ducked while the agent speaks
-	Headset    bool   // the output device looks like a headset
-	Reason     string // e.g. "Half-duplex: your microphone is muted while the agent speaks (no echo canceller); use a headset for full duplex."
+	HalfDuplex bool // the microphone is ducked while the agent speaks
+	Headset    bool // the output device looks like a headset
+	// EchoCanceller names the echo canceller processing the microphone,
+	// e.g. "WebRTC APM 0.3 (AEC)"; "" when there is none (a build with the
+	// tag noapm, the synthetic tone as microphone, or it failed to start).
+	EchoCanceller string
+	Reason        string // e.g. "Full duplex with echo cancellation (WebRTC APM 0.3 (AEC)): …"
 }
 
 // AudioStatus says which audio devices work.

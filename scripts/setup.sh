@@ -27,6 +27,9 @@ packages=(
 	locales xz-utils
 	g++ libwebrtc-audio-processing-dev
 	pipewire pipewire-pulse wireplumber pulseaudio-utils
+	# speech synthesis and conversion for scripts/gen-voice-testdata.sh (the
+	# echo tests' recordings; the tests themselves use the committed files)
+	espeak-ng sox
 )
 
 say() { printf 'setup: %s\n' "$*"; }

@@ -824,3 +824,20 @@ func TestCallStatisticsPanel(t *testing.T) {
 		t.Fatalf("the panel did not close (button %q)", cw.statsBtn.Text)
 	}
 }
+
+func TestCallPrejoinFullDuplexWithEchoCanceller(t *testing.T) {
+	const aec = "WebRTC APM 0.3 (AEC)"
+	h := newFakeCallHarness(t, &fakeEngine{devs: nullDevices(), caps: media.Capabilities{Audio: true, EchoCanceller: aec}})
+	p := h.cw.pre
+	h.waitFor("the echo note", func() bool { return p.echoNote.Text != "" })
+	if p.halfDuplex.Checked || !strings.Contains(p.echoNote.Text, "Echo cancellation is on ("+aec+")") {
+		t.Fatalf("half-duplex %v, note %q; want full duplex with echo cancellation", p.halfDuplex.Checked, p.echoNote.Text)
+	}
+	if ch := p.choices(); ch.HalfDuplex {
+		t.Fatalf("choices = %+v, want full duplex", ch)
+	}
+	p.halfDuplex.SetChecked(true) // the user asks for half-duplex anyway
+	if p.echoNote.Text != callEchoHalfDuplex || !p.choices().HalfDuplex {
+		t.Fatalf("after ticking half-duplex: note %q, choices %+v", p.echoNote.Text, p.choices())
+	}
+}

@@ -8,6 +8,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 
 	"fyne.io/fyne/v2"
@@ -46,6 +47,10 @@ const (
 		"because nothing here cancels echo and the agent would hear itself. Use a headset to talk over the agent."
 	callHalfDuplexHeadset = "Headset detected: full duplex, you can talk over the agent."
 	callHalfDuplexOff     = "Half-duplex is off: without a headset the agent may hear itself through your microphone."
+	// with an echo canceller (media.Capabilities.EchoCanceller names it)
+	callEchoCancelled = "Echo cancellation is on (%s): the agent's voice is removed from your microphone, " +
+		"so you can talk over the agent without a headset."
+	callEchoHalfDuplex = "Half-duplex is on: your microphone is muted while the agent speaks (echo cancellation runs as well)."
 )
 
 // callPrejoin is the pre-join screen. Its methods run on the Fyne
@@ -338,8 +343,9 @@ func (p *callPrejoin) headset() bool {
 	return false
 }
 
-// updateEcho sets the half-duplex default (on without a headset) until
-// the user changes it, and explains it.
+// updateEcho sets the half-duplex default (on without a headset, unless
+// the engine has an echo canceller) until the user changes it, and
+// explains it.
 func (p *callPrejoin) updateEcho() {
 	if p.engine == nil {
 		p.echoNote.SetText("")
@@ -347,9 +353,10 @@ func (p *callPrejoin) updateEcho() {
 		return
 	}
 	headset := p.headset()
+	aec := p.caps.EchoCanceller
 	if !p.halfDuplexTouched {
 		p.halfDuplex.OnChanged = nil
-		p.halfDuplex.SetChecked(!headset)
+		p.halfDuplex.SetChecked(!headset && aec == "")
 		p.halfDuplex.OnChanged = func(bool) {
 			p.halfDuplexTouched = true
 			p.updateEcho()
@@ -357,6 +364,10 @@ func (p *callPrejoin) updateEcho() {
 	}
 	text := callHalfDuplexOn
 	switch {
+	case aec != "" && !p.halfDuplex.Checked:
+		text = fmt.Sprintf(callEchoCancelled, aec)
+	case aec != "":
+		text = callEchoHalfDuplex
 	case headset && !p.halfDuplex.Checked:
 		text = callHalfDuplexHeadset
 	case !p.halfDuplex.Checked:

@@ -276,8 +276,8 @@ func (cw *callWindow) applyMedia(ev media.Event) {
 
 func (cw *callWindow) showAudioNotes(ev media.Event) {
 	text := ""
-	if ev.Duplex != nil && ev.Duplex.HalfDuplex {
-		text = ev.Duplex.Reason
+	if ev.Duplex != nil && (ev.Duplex.HalfDuplex || ev.Duplex.EchoCanceller != "") {
+		text = ev.Duplex.Reason // half-duplex, or which echo canceller runs
 	}
 	if ev.Audio != nil && ev.Audio.TextOnly {
 		text = callNoMicText

@@ -502,7 +502,7 @@ An agent that wants to act asks first. The approval dialog is drawn by aimdesk, 
 
 ## Calls
 
-Agents that offer realtime sessions get a **Start call…** button. Before joining you pick the microphone, speaker and camera; in the call you can mute, hold Space to talk, share your screen (a red bar shows while you do), drag a box over the screen preview to point at something, interrupt the agent (Escape) and type. Without a headset the microphone is muted while the agent speaks, because there is no echo canceller.
+Agents that offer realtime sessions get a **Start call…** button. Before joining you pick the microphone, speaker and camera; in the call you can mute, hold Space to talk, share your screen (a red bar shows while you do), drag a box over the screen preview to point at something, interrupt the agent (Escape) and type. Calls are full duplex: an echo canceller (WebRTC's audio processing) removes the agent's voice from your microphone and suppresses steady noise, so you can talk over the agent without a headset; the call window says which echo canceller runs. Tick "Mute my microphone while the agent speaks" before joining for half-duplex instead (for a very loud speaker or an echo that still gets through). A build without the echo canceller falls back to half-duplex when no headset is found.
 
 ## Keyboard
 

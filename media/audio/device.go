@@ -62,6 +62,7 @@ func (c *Capture) Start(out *Ring, notify func()) error {
 	cfg := malgo.DefaultDeviceConfig(malgo.Capture)
 	cfg.SampleRate = SampleRate
 	cfg.PeriodSizeInMilliseconds = uint32(c.period / time.Millisecond) // #nosec G115 -- 10..20 ms
+	cfg.Periods = DevicePeriods
 	cfg.Capture.Format = malgo.FormatS16
 	cfg.Capture.Channels = 1
 	cfg.Capture.DeviceID = idp
@@ -124,6 +125,9 @@ type Mixer struct {
 	scratch []int16 // only used by the callback
 
 	tap atomic.Pointer[func([]int16, time.Time)]
+	// far, if set, gets a copy of everything played: the echo canceller's
+	// far end (see SetFarEnd)
+	far atomic.Pointer[Ring]
 
 	played  atomic.Uint64 // samples played
 	audible atomic.Uint64 // samples played that were not silence
@@ -217,7 +221,15 @@ func (m *Mixer) Fill(out []int16) {
 			(*tap)(out[i:min(i+block, len(out))], now.Add(time.Duration(i)*time.Second/SampleRate))
 		}
 	}
+	if far := m.far.Load(); far != nil {
+		far.Write(out) // a copy, no lock: the echo canceller's far end
+	}
 }
+
+// SetFarEnd makes Fill copy everything it plays (after mixing) into r, the
+// far-end reference of an echo canceller; nil stops the copy. Fill is r's
+// only writer; one other goroutine may read it.
+func (m *Mixer) SetFarEnd(r *Ring) { m.far.Store(r) }
 
 // Stats reports samples played, samples above silence, and underruns.
 func (m *Mixer) Stats() (played, audible, underruns uint64) {
@@ -274,6 +286,7 @@ func (p *Playback) Start() error {
 	cfg := malgo.DefaultDeviceConfig(malgo.Playback)
 	cfg.SampleRate = SampleRate
 	cfg.PeriodSizeInMilliseconds = uint32(p.period / time.Millisecond) // #nosec G115 -- 10..20 ms
+	cfg.Periods = DevicePeriods
 	cfg.Playback.Format = malgo.FormatS16
 	cfg.Playback.Channels = 1
 	cfg.Playback.DeviceID = idp

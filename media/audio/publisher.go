@@ -28,6 +28,9 @@ type Frame struct {
 	At   time.Time
 	Sent bool // encoded and written to the sink
 	DTX  bool // encoded, but withheld by DTX (silence)
+	// Voice: the echo canceller's voice activity detector heard speech in
+	// the frame (after echo cancellation); always false without one.
+	Voice bool
 }
 
 // PublisherConfig configures a Publisher.
@@ -41,6 +44,9 @@ type PublisherConfig struct {
 	Gate func() Gate
 	// OnFrame, if not nil, sees every frame after metering (tests, latency marks).
 	OnFrame func(Frame)
+	// Echo, if not nil, runs every frame through an echo canceller before
+	// metering and encoding (see EchoConfig).
+	Echo *EchoConfig
 }
 
 // Publisher drains a capture ring in 20 ms frames, meters them and encodes
@@ -63,6 +69,8 @@ type Publisher struct {
 	dropped atomic.Uint64 // frames not sent (gate closed, no sink or DTX)
 	dtx     atomic.Uint64 // frames withheld by DTX
 	encLoss atomic.Int64  // the encoder's expected loss, percent
+
+	echo *echoState // nil without an echo canceller; used by run only
 }
 
 // NewPublisher starts the drain goroutine. Until SetSource and SetSink are
@@ -81,6 +89,7 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 		done:   make(chan struct{}),
 	}
 	p.encLoss.Store(int64(tx.enc.LossPercent()))
+	p.echo = newEchoState(cfg.Echo)
 	go p.run()
 	return p, nil
 }
@@ -164,10 +173,12 @@ func (p *Publisher) run() {
 		case <-p.wake:
 		case <-t.C:
 		}
+		p.echo.trim()
 		for p.ring.Len() >= FrameSamples {
 			p.ring.Read(frame)
 			now := time.Now()
 			ts := p.tx.clock.next(now, p.ring.Len())
+			voice := p.processCapture(frame)
 			p.meter.Update(frame)
 			sent, dtx := false, false
 			g := GateOpen
@@ -193,7 +204,7 @@ func (p *Publisher) run() {
 				p.dropped.Add(1)
 			}
 			if p.cfg.OnFrame != nil {
-				p.cfg.OnFrame(Frame{PCM: frame, At: now, Sent: sent, DTX: dtx})
+				p.cfg.OnFrame(Frame{PCM: frame, At: now, Sent: sent, DTX: dtx, Voice: voice})
 			}
 		}
 	}

@@ -1,0 +1,194 @@
+//go:build cgo && !noapm
+
+package apm
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// Goals.
+const (
+	minERLE       = 25.0 // dB after convergence
+	maxDoubleTalk = 3.0  // dB of near-end speech lost while both talk
+)
+
+func TestEchoCancelledAfterConvergence(t *testing.T) {
+	for _, s := range scenarios {
+		t.Run(s.String(), func(t *testing.T) {
+			if erle := measureERLE(t, s); erle < minERLE {
+				t.Errorf("ERLE %.1f dB, want ≥ %.0f dB", erle, minERLE)
+			}
+		})
+	}
+}
+
+func TestDoubleTalkKeepsNearEnd(t *testing.T) {
+	for _, s := range scenarios {
+		t.Run(s.String(), func(t *testing.T) {
+			if loss := measureDoubleTalkLoss(t, s); loss > maxDoubleTalk {
+				t.Errorf("near end lost %.2f dB during double talk, want ≤ %.0f dB", loss, maxDoubleTalk)
+			}
+		})
+	}
+}
+
+// TestWithoutCancellerEchoRemains checks the measurement itself: with echo
+// cancellation off, the same echo path gives (almost) no ERLE.
+func TestWithoutCancellerEchoRemains(t *testing.T) {
+	farF := voice(t, "far.wav")
+	echo := newRoom(100*time.Millisecond, 0.5, 7).apply(farF)
+	cfg := DefaultConfig()
+	cfg.EchoCancel, cfg.NoiseSuppress = false, false
+	out, _ := run(t, cfg, toPCM(farF), toPCM(echo), 100*time.Millisecond)
+	from := int(converge.Seconds() * rate)
+	if erle := db(energyF(echo[from:len(out)]) / max(1, energy(out[from:]))); erle > 3 {
+		t.Fatalf("ERLE %.1f dB without a canceller", erle)
+	}
+}
+
+// TestVoiceBenchEcho prints the worst ERLE and the worst double-talk loss
+// over all scenarios (echo delays 60 to 200 ms, reported delays up to 20 ms
+// off) and fails when either misses its goal.
+func TestVoiceBenchEcho(t *testing.T) {
+	worstERLE, worstLoss := 1e9, -1e9
+	for _, s := range scenarios {
+		worstERLE = min(worstERLE, measureERLE(t, s))
+		worstLoss = max(worstLoss, measureDoubleTalkLoss(t, s))
+	}
+	fmt.Printf("voice: erle %.1f dB\n", worstERLE)
+	fmt.Printf("voice: doubletalk_loss %.2f dB\n", worstLoss)
+	if worstERLE < minERLE {
+		t.Errorf("ERLE %.1f dB, want ≥ %.0f dB", worstERLE, minERLE)
+	}
+	if worstLoss > maxDoubleTalk {
+		t.Errorf("double-talk loss %.2f dB, want ≤ %.0f dB", worstLoss, maxDoubleTalk)
+	}
+}
+
+func TestVoiceDetected(t *testing.T) {
+	near := toPCM(voice(t, "near.wav"))
+	p, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	n := p.BlockSamples()
+	silence := make([]int16, n)
+	zero := make([]int16, n)
+	var speechVoiced, speechBlocks, silentVoiced, silentBlocks int
+	for off := 0; off+n <= len(near); off += n {
+		_ = p.ProcessReverse(zero)
+		b := append([]int16(nil), near[off:off+n]...)
+		active := energy(b)/float64(n) > 1000*1000 // about -30 dBFS
+		v, err := p.ProcessCapture(b, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if active {
+			speechBlocks++
+			if v {
+				speechVoiced++
+			}
+		}
+	}
+	for range 200 {
+		_ = p.ProcessReverse(zero)
+		copy(silence, zero)
+		v, err := p.ProcessCapture(silence, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		silentBlocks++
+		if v {
+			silentVoiced++
+		}
+	}
+	t.Logf("voice in %d/%d loud speech blocks, %d/%d silent blocks", speechVoiced, speechBlocks, silentVoiced, silentBlocks)
+	if speechVoiced*10 < speechBlocks*7 {
+		t.Errorf("voice detected in %d of %d loud speech blocks", speechVoiced, speechBlocks)
+	}
+	if silentVoiced*10 > silentBlocks {
+		t.Errorf("voice detected in %d of %d silent blocks", silentVoiced, silentBlocks)
+	}
+}
+
+func TestProcessorNoAllocs(t *testing.T) {
+	p, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	far := toPCM(voice(t, "far.wav"))
+	n := p.BlockSamples()
+	block := make([]int16, n)
+	off := 0
+	allocs := testing.AllocsPerRun(200, func() {
+		if off+n > len(far) {
+			off = 0
+		}
+		if err := p.ProcessReverse(far[off : off+n]); err != nil {
+			t.Fatal(err)
+		}
+		copy(block, far[off:off+n])
+		if _, err := p.ProcessCapture(block, 50*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		off += n
+	})
+	if allocs != 0 {
+		t.Fatalf("%.1f allocations per block pair, want 0", allocs)
+	}
+}
+
+func TestBlockSizeAndClose(t *testing.T) {
+	p, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.BlockSamples() != 480 {
+		t.Fatalf("block %d samples, want 480", p.BlockSamples())
+	}
+	if err := p.ProcessReverse(make([]int16, 960)); !errors.Is(err, ErrBlockSize) {
+		t.Fatalf("20 ms reverse block: %v", err)
+	}
+	if _, err := p.ProcessCapture(make([]int16, 479), 0); !errors.Is(err, ErrBlockSize) {
+		t.Fatalf("short capture block: %v", err)
+	}
+	_ = p.Close()
+	if _, err := p.ProcessCapture(make([]int16, 480), 0); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+	if _, err := New(Config{SampleRate: 44100}); !errors.Is(err, ErrConfig) {
+		t.Fatalf("44.1 kHz: %v", err)
+	}
+	if !Available || Library == "" {
+		t.Fatalf("Available %v, Library %q", Available, Library)
+	}
+}
+
+// BenchmarkProcessBlockPair is the cost of one 10 ms far-end block and one
+// capture block (the default configuration).
+func BenchmarkProcessBlockPair(b *testing.B) {
+	p, err := New(DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	far := toPCM(voice(b, "far.wav"))
+	n := p.BlockSamples()
+	block := make([]int16, n)
+	off := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		if off+n > len(far) {
+			off = 0
+		}
+		_ = p.ProcessReverse(far[off : off+n])
+		copy(block, far[off:off+n])
+		_, _ = p.ProcessCapture(block, 50*time.Millisecond)
+		off += n
+	}
+}

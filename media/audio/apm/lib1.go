@@ -1,0 +1,10 @@
+//go:build cgo && !noapm && apm1
+
+package apm
+
+// webrtc-audio-processing-1 (build tag apm1; AEC3). Its headers need C++17
+// (abseil).
+
+// #cgo pkg-config: webrtc-audio-processing-1
+// #cgo CXXFLAGS: -std=c++17 -DAIMDESK_APM1
+import "C"
