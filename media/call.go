@@ -112,6 +112,7 @@ func (e *Engine) Join(ctx context.Context, p JoinParams) (*Call, error) {
 		subs:       map[string]*remoteAudio{},
 		mixer:      audio.NewMixer(e.cfg.MaxPlaybackLatency),
 	}
+	c.mixer.SetTap(p.Speaker.Tap)
 	if err := e.register(c); err != nil {
 		lifeCancel()
 		return nil, err
@@ -296,6 +297,8 @@ func (c *Call) startMicSource(deviceID string, atJoin bool) error {
 	switch {
 	case micSourceHook != nil:
 		src = micSourceHook(c.p.Mic)
+	case atJoin && c.p.Mic.Generator != nil:
+		src = &audio.GeneratorSource{Gen: c.p.Mic.Generator, Label: "simulated microphone"}
 	case atJoin && c.p.Mic.Tone > 0:
 		src = audio.NewToneSource(audio.Tone{Freq: c.p.Mic.Tone, Level: c.p.Mic.ToneLevel})
 	case c.e.actx == nil:

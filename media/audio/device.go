@@ -116,6 +116,7 @@ type Mixer struct {
 	target     int
 
 	scratch []int16 // only used by the callback
+	tap     atomic.Pointer[func([]int16, time.Time)]
 
 	played  atomic.Uint64 // samples played
 	audible atomic.Uint64 // samples played that were not silence
@@ -163,6 +164,16 @@ func (m *Mixer) Remove(r *Ring) {
 	m.inputs.Store(&next)
 }
 
+// SetTap sets a function that sees every block Fill writes (nil: none).
+// It runs in the playback callback and must not block.
+func (m *Mixer) SetTap(fn func(p []int16, at time.Time)) {
+	if fn == nil {
+		m.tap.Store(nil)
+		return
+	}
+	m.tap.Store(&fn)
+}
+
 // Fill writes the next len(out) samples: the sum of the inputs, silence
 // where they run dry. It is the playback callback's body.
 func (m *Mixer) Fill(out []int16) {
@@ -193,6 +204,9 @@ func (m *Mixer) Fill(out []int16) {
 	}
 	m.played.Add(uint64(len(out)))
 	m.audible.Add(loud)
+	if tap := m.tap.Load(); tap != nil {
+		(*tap)(out, time.Now())
+	}
 }
 
 // Stats reports samples played, samples above silence, and underruns.
