@@ -27,6 +27,8 @@ packages=(
 	locales xz-utils
 	g++ libwebrtc-audio-processing-dev
 	pipewire pipewire-pulse wireplumber pulseaudio-utils
+	# espeak-ng: only to regenerate e2e/testdata/speech.wav (e2e/testdata/speech.sh)
+	espeak-ng
 )
 
 say() { printf 'setup: %s\n' "$*"; }
