@@ -111,10 +111,7 @@ func (s *rtSession) think(b *brainState, m brainMsg) {
 			s.say(b, "Done: I saved the note.")
 		}
 	case msgSpoken:
-		if m.utterance == b.utterance && b.speaking {
-			b.speaking, b.stop = false, nil
-			s.setState(aim.AgentListening)
-		}
+		s.spoken(b, m.utterance)
 	case msgRoom:
 		s.roomEvent(b, m.room)
 	case msgReply:
@@ -122,6 +119,15 @@ func (s *rtSession) think(b *brainState, m brainMsg) {
 			b.reply = 0
 			s.parrot(b, b.heardTurn)
 		}
+	}
+}
+
+// spoken: utterance id played to its end; unless another one replaced it,
+// the agent listens again.
+func (s *rtSession) spoken(b *brainState, id int) {
+	if id == b.utterance && b.speaking {
+		b.speaking, b.stop = false, nil
+		s.setState(aim.AgentListening)
 	}
 }
 
