@@ -509,18 +509,18 @@ func TestVoiceBenchBargeIn(t *testing.T) {
 	// lasts 2 s, the VAD ends the turn 0.5 s after it)
 	time.Sleep(time.Until(t0.Add(1500 * time.Millisecond)))
 	quiet := c.speaker.lastVoiced(t0, t0.Add(1500*time.Millisecond))
-	stateMs := stateAt.Sub(t0)
-	audioMs := time.Duration(0)
+	stateAfter := stateAt.Sub(t0)
+	audioAfter := time.Duration(0)
 	if !quiet.IsZero() {
-		audioMs = quiet.Sub(t0) + 10*time.Millisecond // to the end of that 10 ms block
+		audioAfter = quiet.Sub(t0) + 10*time.Millisecond // to the end of that 10 ms block
 	}
-	fmt.Printf("voice: barge_in_state %.0f ms\n", float64(stateMs)/float64(time.Millisecond))
-	fmt.Printf("voice: barge_in_audio_stop %.0f ms\n", float64(audioMs)/float64(time.Millisecond))
+	fmt.Printf("voice: barge_in_state %.0f ms\n", float64(stateAfter)/float64(time.Millisecond))
+	fmt.Printf("voice: barge_in_audio_stop %.0f ms\n", float64(audioAfter)/float64(time.Millisecond))
 	if c.session.first(t0, "", "agent: (interrupted: you spoke)") == nil {
 		t.Errorf("no interruption noted: %q", c.session.texts(t0))
 	}
-	if stateMs > bargeInGoal || audioMs > bargeInGoal {
-		t.Errorf("barge-in: listening after %v, audio stopped after %v (goal %v)", stateMs, audioMs, bargeInGoal)
+	if stateAfter > bargeInGoal || audioAfter > bargeInGoal {
+		t.Errorf("barge-in: listening after %v, audio stopped after %v (goal %v)", stateAfter, audioAfter, bargeInGoal)
 	}
 	if c.speaker.voicedIn(t0.Add(-300*time.Millisecond), t0) == 0 {
 		t.Error("the agent was not audible when the user started speaking")

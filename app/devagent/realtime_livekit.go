@@ -24,9 +24,6 @@ const AgentStateAttribute = "lk.agent.state"
 
 // Track analysis.
 const (
-	// voicedBytes: Opus DTX silence is a few bytes; without an Opus
-	// decoder (no cgo) larger packets count as voice.
-	voicedBytes = 12
 	// measureFor is how long a video track is watched before reporting
 	// its size and frame rate.
 	measureFor = 2 * time.Second

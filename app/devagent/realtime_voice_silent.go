@@ -17,6 +17,10 @@ import (
 // lk.agent.state attribute and barge-in still work.
 const VoiceEnabled = false
 
+// voicedBytes: Opus DTX silence is a few bytes; without an Opus decoder
+// larger packets count as voice.
+const voicedBytes = 12
+
 // opusSilence is one 20 ms Opus frame of silence (TOC 0xf8: CELT
 // fullband 20 ms, mono, one frame).
 var opusSilence = []byte{0xf8, 0xff, 0xfe}
