@@ -30,9 +30,10 @@ const (
 	// vp8ClockRate is the RTP clock of VP8.
 	vp8ClockRate = 90000
 	// audioGap: when no audio packet came for this long (a muted or gated
-	// microphone sends nothing), the ear counts silent frames instead, so
-	// that a turn still ends.
-	audioGap = 60 * time.Millisecond
+	// microphone sends nothing), the ear counts silent frames, so that a
+	// turn still ends. It is well above network jitter: late packets must
+	// not be mistaken for silence.
+	audioGap = 250 * time.Millisecond
 )
 
 // endpointGrant mints the LiveKit credentials of a user endpoint: it may
@@ -274,7 +275,6 @@ func (r *liveKitRoom) listen(track *webrtc.TrackRemote, who string) {
 	e := newEar()
 	var v vad
 	var rec turnRecorder
-	silent := make([]int16, voiceFrame)
 	frame := func(pcm []int16, level float64) {
 		ev := v.push(level)
 		rec.add(pcm, ev, v.speaking)
@@ -303,7 +303,7 @@ func (r *liveKitRoom) listen(track *webrtc.TrackRemote, who string) {
 		case now := <-tick.C:
 			if now.Sub(last) >= audioGap {
 				last = last.Add(vadFrame)
-				frame(silent, 0)
+				frame(nil, 0) // counted, not recorded
 			}
 		}
 	}
