@@ -121,8 +121,8 @@ func (e *Engine) Join(ctx context.Context, p JoinParams) (*Call, error) {
 		mixer:      audio.NewMixer(e.cfg.MaxPlaybackLatency),
 	}
 	c.clock = audio.NewClock(c.mixer, e.cfg.Period)
-	if p.OnPlayout != nil {
-		c.mixer.SetTap(p.OnPlayout)
+	if tap := joinTaps(p.OnPlayout, p.Speaker.Tap); tap != nil {
+		c.mixer.SetTap(tap)
 	}
 	if err := e.register(c); err != nil {
 		lifeCancel()
@@ -313,6 +313,8 @@ func (c *Call) startMicSource(deviceID string, atJoin bool) error {
 	switch {
 	case micSourceHook != nil:
 		src = micSourceHook(c.p.Mic)
+	case atJoin && c.p.Mic.Generator != nil:
+		src = &audio.GeneratorSource{Gen: c.p.Mic.Generator, Label: "simulated microphone"}
 	case atJoin && c.p.Mic.Tone > 0:
 		src = audio.NewToneSource(audio.Tone{Freq: c.p.Mic.Tone, Level: c.p.Mic.ToneLevel})
 	case c.e.actx == nil:
@@ -1213,4 +1215,17 @@ func (c *Call) teardown() {
 	c.n.send(Event{Conn: &cp})
 	c.n.close()
 	c.e.unregister(c)
+}
+
+// joinTaps joins the two observers of what is played (the call's
+// OnPlayout and the speaker's Tap) into the mixer's one tap slot; nil when
+// neither is set.
+func joinTaps(a, b func([]int16, time.Time)) func([]int16, time.Time) {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(p []int16, at time.Time) { a(p, at); b(p, at) }
 }

@@ -114,6 +114,13 @@ type MicOptions struct {
 	// PushToTalk starts in push-to-talk mode: audio is sent only while
 	// PushToTalk(ctx, true) is in effect.
 	PushToTalk bool
+	// Generator, if not nil, is the microphone at join instead of a device
+	// or the tone: a simulated microphone (tests). It fills p with the
+	// samples (48 kHz mono) that start at sample n of the stream and is
+	// called every 10 ms in real time, as a capture device would be; now
+	// is when the block is handed on. It may, for instance, play a
+	// recording, or feed back what SpeakerOptions.Tap saw as an echo path.
+	Generator func(p []int16, n int64, now time.Time)
 }
 
 // SpeakerOptions configures the playback of the agent's audio.
@@ -122,6 +129,11 @@ type SpeakerOptions struct {
 	Disabled bool
 	// DeviceID picks the output; "" is the system default.
 	DeviceID string
+	// Tap, if not nil, sees every block of audio the speaker plays, as it
+	// is handed to the device (48 kHz mono), with the time of the hand-over.
+	// It runs on the audio thread: copy what you need (an audio.Ring is
+	// made for it) and return at once. Tests build an echo path from it.
+	Tap func(p []int16, at time.Time)
 }
 
 // CameraOptions configures the camera.

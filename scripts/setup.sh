@@ -27,8 +27,9 @@ packages=(
 	locales xz-utils
 	g++ libwebrtc-audio-processing-dev
 	pipewire pipewire-pulse wireplumber pulseaudio-utils
-	# speech synthesis and conversion for scripts/gen-voice-testdata.sh (the
-	# echo tests' recordings; the tests themselves use the committed files)
+	# speech synthesis and conversion, only to regenerate the voice test
+	# recordings (scripts/gen-voice-testdata.sh, e2e/testdata/speech.sh); the
+	# tests themselves use the committed files
 	espeak-ng sox
 )
 

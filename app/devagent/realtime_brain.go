@@ -14,8 +14,9 @@ import (
 // The agent's behaviour in a realtime session runs on one goroutine per
 // session (brain), fed by commands and by the media room's events through
 // the session's inbox. It speaks (agent.state speaking + transcript + audio
-// in the room), thinks, asks for the screen, reports what it sees and
-// hears, and stops speaking on response.interrupt.
+// in the room), thinks, asks for the screen, reports what it sees, plays
+// back what it hears (the parrot), and stops speaking on response.interrupt
+// or when the user starts speaking over it (barge-in, the same path).
 
 type brainKind int
 
@@ -28,7 +29,13 @@ const (
 	msgRoom                          // an event of the media room
 	msgEpoch                         // the room restarted
 	msgSpoken                        // an utterance ended
+	msgReply                         // time to answer a turn the user spoke
 )
+
+// parrotDelay is how long the agent waits after a turn ended (which the
+// VAD says after 500 ms without voice) before it plays the turn back: the
+// reply starts about a second after the user's last word.
+const parrotDelay = 500 * time.Millisecond
 
 type brainMsg struct {
 	kind        brainKind
@@ -38,6 +45,7 @@ type brainMsg struct {
 	operationID string
 	room        RoomEvent
 	utterance   int
+	reply       int
 }
 
 // tell enqueues a message for the brain without blocking; when the inbox
@@ -58,6 +66,9 @@ type brainState struct {
 	heard     bool                     // "I hear you" said in this epoch
 	seen      map[aim.MediaSource]bool // "I see your …" said in this epoch
 	epoch     int64
+	replies   int       // turns heard
+	reply     int       // id of the turn waiting to be played back (0: none)
+	heardTurn RoomEvent // that turn
 }
 
 func (s *rtSession) brain() {
@@ -85,6 +96,7 @@ func (s *rtSession) think(b *brainState, m brainMsg) {
 	case msgEpoch:
 		b.epoch, b.heard = m.epoch, false
 		b.seen = map[aim.MediaSource]bool{}
+		b.reply = 0
 		s.silence(b)
 	case msgJoined:
 		s.greet(b, m.endpointID)
@@ -93,18 +105,29 @@ func (s *rtSession) think(b *brainState, m brainMsg) {
 	case msgSay:
 		s.say(b, m.text)
 	case msgInterrupt:
-		s.silence(b)
+		s.interrupt(b, "(interrupted)")
 	case msgRunOperation:
 		if s.runOperation(m.operationID) {
 			s.say(b, "Done: I saved the note.")
 		}
 	case msgSpoken:
-		if m.utterance == b.utterance && b.speaking {
-			b.speaking, b.stop = false, nil
-			s.setState(aim.AgentListening)
-		}
+		s.spoken(b, m.utterance)
 	case msgRoom:
 		s.roomEvent(b, m.room)
+	case msgReply:
+		if m.reply == b.reply && b.reply != 0 {
+			b.reply = 0
+			s.parrot(b, b.heardTurn)
+		}
+	}
+}
+
+// spoken: utterance id played to its end; unless another one replaced it,
+// the agent listens again.
+func (s *rtSession) spoken(b *brainState, id int) {
+	if id == b.utterance && b.speaking {
+		b.speaking, b.stop = false, nil
+		s.setState(aim.AgentListening)
 	}
 }
 
@@ -149,11 +172,16 @@ func (s *rtSession) answer(b *brainState, text string) {
 // roomEvent reacts to what happens in the media room.
 func (s *rtSession) roomEvent(b *brainState, ev RoomEvent) {
 	switch ev.Kind {
-	case RoomHeard:
-		if !b.heard {
-			b.heard = true
-			s.say(b, "I hear you.")
+	case RoomSpeechStarted:
+		b.reply = 0 // the user goes on: answer the whole turn later
+		if b.speaking {
+			s.interrupt(b, "(interrupted: you spoke)")
 		}
+	case RoomHeard:
+		b.replies++
+		b.reply, b.heardTurn = b.replies, ev
+		id, epoch := b.reply, b.epoch
+		time.AfterFunc(parrotDelay, func() { s.tell(brainMsg{kind: msgReply, epoch: epoch, reply: id}) })
 	case RoomVideo:
 		s.mu.Lock()
 		revoked := s.revoked[ev.Source]
@@ -210,9 +238,33 @@ func (s *rtSession) utteranceLength(text string) time.Duration {
 	return min(max(time.Duration(len(text))*60*time.Millisecond, 800*time.Millisecond), 4*time.Second)
 }
 
-// say speaks text: speaking, a final transcript line, audio in the room,
-// then listening (msgSpoken) unless interrupted or replaced.
+// parrot answers a turn the user spoke with the user's own voice: its
+// transcript line is "I hear you." the first time in an epoch, then
+// "(your words, played back)".
+func (s *rtSession) parrot(b *brainState, turn RoomEvent) {
+	text := "(your words, played back)"
+	if !b.heard {
+		b.heard = true
+		text = "I hear you."
+	}
+	if turn.Clip == nil {
+		// no decoder: the synthetic voice, as long as the turn
+		s.speak(b, text, nil, max(turn.Speech, s.utteranceLength(text)))
+		return
+	}
+	s.speak(b, text, turn.Clip, 0)
+}
+
+// say speaks text with the synthetic voice: speaking, a final transcript
+// line, audio in the room, then listening (msgSpoken) unless interrupted
+// or replaced.
 func (s *rtSession) say(b *brainState, text string) {
+	s.speak(b, text, nil, s.utteranceLength(text))
+}
+
+// speak is say with the audio given: clip when not nil, else d of the
+// synthetic voice.
+func (s *rtSession) speak(b *brainState, text string, clip []int16, d time.Duration) {
 	if b.stop != nil {
 		b.stop()
 	}
@@ -226,11 +278,15 @@ func (s *rtSession) say(b *brainState, text string) {
 	room := s.room
 	s.eventLocked(aim.WireEvent{Event: aim.EventTranscript, Role: aim.RoleAgent, Text: text, Final: true})
 	s.mu.Unlock()
-	d := s.utteranceLength(text)
 	go func() {
-		if room != nil {
+		switch {
+		case room != nil && clip != nil:
+			_ = room.Play(ctx, clip)
+		case room != nil:
 			_ = room.Speak(ctx, d)
-		} else {
+		case clip != nil:
+			_ = sleepCtx(ctx, time.Duration(len(clip))*time.Second/voiceRate)
+		default:
 			_ = sleepCtx(ctx, d)
 		}
 		if ctx.Err() == nil {
@@ -239,16 +295,31 @@ func (s *rtSession) say(b *brainState, text string) {
 	}()
 }
 
-// silence stops speaking at once (response.interrupt).
-func (s *rtSession) silence(b *brainState) {
+// interrupt is barge-in, by response.interrupt or by the user's voice:
+// the agent stops speaking at once (its queued audio is dropped), goes
+// back to listening and, when it was speaking, notes the interruption as
+// a transcript line (note, e.g. "(interrupted)").
+func (s *rtSession) interrupt(b *brainState, note string) {
+	if s.silence(b) {
+		s.mu.Lock()
+		s.eventLocked(aim.WireEvent{Event: aim.EventTranscript, Role: aim.RoleAgent, Text: note, Final: true})
+		s.mu.Unlock()
+	}
+}
+
+// silence stops speaking at once and reports whether the agent was
+// speaking.
+func (s *rtSession) silence(b *brainState) bool {
 	if b.stop != nil {
 		b.stop()
 		b.stop = nil
 	}
-	if b.speaking {
-		b.speaking = false
-		s.setState(aim.AgentListening)
+	if !b.speaking {
+		return false
 	}
+	b.speaking = false
+	s.setState(aim.AgentListening)
+	return true
 }
 
 // waitSpoken waits until the current utterance ended.

@@ -24,17 +24,16 @@ const AgentStateAttribute = "lk.agent.state"
 
 // Track analysis.
 const (
-	// heardPackets is how many voiced Opus packets (20 ms each) make the
-	// agent say "I hear you": half a second of voice.
-	heardPackets = 25
-	// voicedBytes: Opus DTX silence is a few bytes; without an Opus
-	// decoder (no cgo) larger packets count as voice.
-	voicedBytes = 12
 	// measureFor is how long a video track is watched before reporting
 	// its size and frame rate.
 	measureFor = 2 * time.Second
 	// vp8ClockRate is the RTP clock of VP8.
 	vp8ClockRate = 90000
+	// audioGap: when no audio packet came for this long (a muted or gated
+	// microphone sends nothing), the ear counts silent frames, so that a
+	// turn still ends. It is well above network jitter: late packets must
+	// not be mistaken for silence.
+	audioGap = 250 * time.Millisecond
 )
 
 // endpointGrant mints the LiveKit credentials of a user endpoint: it may
@@ -175,6 +174,9 @@ func (r *liveKitRoom) SetState(s aim.AgentState) {
 // Speak plays a voice-like utterance.
 func (r *liveKitRoom) Speak(ctx context.Context, d time.Duration) error { return r.voice.Speak(ctx, d) }
 
+// Play plays recorded audio as the agent's voice.
+func (r *liveKitRoom) Play(ctx context.Context, pcm []int16) error { return r.voice.Play(ctx, pcm) }
+
 // Ignore unsubscribes from (or subscribes again to) a user source.
 func (r *liveKitRoom) Ignore(src aim.MediaSource, ignore bool) {
 	r.mu.Lock()
@@ -252,19 +254,56 @@ func drain(track *webrtc.TrackRemote) {
 	}
 }
 
-// listen reads a user's audio and reports once when it carries voice.
+// listen decodes a user's audio and runs the VAD over it (realtime_vad.go):
+// it reports when the user starts speaking (RoomSpeechStarted: barge-in)
+// and each turn with its recording when the user stops (RoomHeard).
 func (r *liveKitRoom) listen(track *webrtc.TrackRemote, who string) {
-	voiced := 0
-	isVoice := newVoiceMeter()
-	for {
-		pkt, _, err := track.ReadRTP()
-		if err != nil {
-			return
+	pkts := make(chan []byte, 64)
+	go func() {
+		defer close(pkts)
+		for {
+			pkt, _, err := track.ReadRTP()
+			if err != nil {
+				return
+			}
+			select {
+			case pkts <- pkt.Payload:
+			default: // the ear is hopelessly behind: drop, as a jitter buffer would
+			}
 		}
-		if isVoice(pkt.Payload) {
-			voiced++
-			if voiced == heardPackets {
-				r.events(RoomEvent{Kind: RoomHeard, Identity: who})
+	}()
+	e := newEar()
+	var v vad
+	var rec turnRecorder
+	frame := func(pcm []int16, level float64) {
+		ev := v.push(level)
+		rec.add(pcm, ev, v.speaking)
+		switch ev {
+		case vadOnset:
+			r.events(RoomEvent{Kind: RoomSpeechStarted, Identity: who})
+		case vadTurnEnd:
+			clip, d := rec.take()
+			if v.voiced >= vadMinTurn {
+				r.events(RoomEvent{Kind: RoomHeard, Identity: who, Clip: clip, Speech: d})
+			}
+		}
+	}
+	tick := time.NewTicker(vadFrame)
+	defer tick.Stop()
+	last := time.Now()
+	for {
+		select {
+		case p, ok := <-pkts:
+			if !ok {
+				return
+			}
+			last = time.Now()
+			pcm, level := e.hear(p)
+			frame(pcm, level)
+		case now := <-tick.C:
+			if now.Sub(last) >= audioGap {
+				last = last.Add(vadFrame)
+				frame(nil, 0) // counted, not recorded
 			}
 		}
 	}
@@ -363,7 +402,10 @@ func (r *liveKitRoom) watch(track *webrtc.TrackRemote, who string, src aim.Media
 // voiceTrack is the agent's published voice (realtime_voice_*.go).
 type voiceTrack interface {
 	Track() webrtc.TrackLocal
+	// Speak plays d of the synthetic voice.
 	Speak(ctx context.Context, d time.Duration) error
+	// Play plays recorded 48 kHz mono audio.
+	Play(ctx context.Context, pcm []int16) error
 	Close() error
 }
 

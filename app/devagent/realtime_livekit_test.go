@@ -95,6 +95,16 @@ func (p *peer) voicedSince(t time.Time) int {
 	return n
 }
 
+// newVoiceMeter says whether an Opus packet carries voice (by the agent's
+// ear: a decoded level at or above the VAD's threshold).
+func newVoiceMeter() func(payload []byte) bool {
+	e := newEar()
+	return func(p []byte) bool {
+		_, level := e.hear(p)
+		return level >= vadThreshold
+	}
+}
+
 // eventually polls cond until it holds or the timeout passes.
 func eventually(t *testing.T, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()

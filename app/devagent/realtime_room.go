@@ -18,6 +18,9 @@ type MediaRoom interface {
 	// played, or early with ctx's error when ctx ends (response.interrupt):
 	// queued audio is then dropped at once.
 	Speak(ctx context.Context, d time.Duration) error
+	// Play plays recorded audio (48 kHz mono, the Clip of a RoomHeard
+	// event) as the agent's voice, with Speak's rules.
+	Play(ctx context.Context, pcm []int16) error
 	// Ignore stops (true) or resumes (false) looking at a user source:
 	// after media.revoke the agent unsubscribes from it.
 	Ignore(source aim.MediaSource, ignore bool)
@@ -48,7 +51,12 @@ const (
 	// RoomVideo: the agent receives a user video source (Source, Width,
 	// Height, FPS measured over the first seconds).
 	RoomVideo RoomEventKind = "video"
-	// RoomHeard: the agent hears the user (audio with voice, not silence).
+	// RoomSpeechStarted: the user started speaking (the agent's VAD saw
+	// 120 ms of voice): while the agent speaks, this is a barge-in.
+	RoomSpeechStarted RoomEventKind = "speech.started"
+	// RoomHeard: the user spoke and stopped (a turn of at least 300 ms of
+	// voice, ended by 500 ms without): Clip is the recording (nil when the
+	// agent cannot decode audio), Speech its length.
 	RoomHeard RoomEventKind = "heard"
 	// RoomLost: the agent lost the room for good (Reason); the session
 	// restarts it under a new epoch.
@@ -65,6 +73,8 @@ type RoomEvent struct {
 	Height   int
 	FPS      float64
 	Reason   string
+	Clip     []int16 // RoomHeard: 48 kHz mono
+	Speech   time.Duration
 }
 
 // RoomOpener opens a session's media room. events receives what happens
@@ -115,6 +125,11 @@ func (r *NullRoom) States() []aim.AgentState {
 
 // Speak waits d unless ctx ends first.
 func (r *NullRoom) Speak(ctx context.Context, d time.Duration) error { return sleepCtx(ctx, d) }
+
+// Play waits as long as pcm lasts (48 kHz) unless ctx ends first.
+func (r *NullRoom) Play(ctx context.Context, pcm []int16) error {
+	return sleepCtx(ctx, time.Duration(len(pcm))*time.Second/voiceRate)
+}
 
 // Ignore records the choice.
 func (r *NullRoom) Ignore(s aim.MediaSource, ignore bool) {

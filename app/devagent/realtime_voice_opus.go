@@ -14,16 +14,19 @@ import (
 	"github.com/pion/webrtc/v4"
 )
 
-// VoiceEnabled reports whether the agent speaks with a synthetic voice
-// (Opus through the SDK's PCMLocalTrack and libopus). Without cgo, or with
-// -tags nomedia, it publishes Opus silence instead.
+// VoiceEnabled reports whether the agent speaks with a synthetic voice and
+// the user's own voice played back (Opus through the SDK's PCMLocalTrack
+// and libopus), and hears the user by decoding the user's Opus. Without
+// cgo, or with -tags nomedia, it publishes Opus silence instead and only
+// guesses voice from packet sizes.
 const VoiceEnabled = true
 
-// pcmVoice feeds synthetic speech into the SDK's PCM track, which encodes
-// it to Opus in 20 ms frames (silence between utterances).
+// pcmVoice feeds speech into the SDK's PCM track, which encodes it to Opus
+// in 20 ms frames (silence between utterances).
 type pcmVoice struct {
 	track *lkmedia.PCMLocalTrack
 
+	play   sync.Mutex // one utterance at a time
 	mu     sync.Mutex
 	synth  voiceSynth
 	closed bool
@@ -39,21 +42,37 @@ func newVoiceTrack() (voiceTrack, error) {
 
 func (v *pcmVoice) Track() webrtc.TrackLocal { return v.track }
 
-// Speak writes d of speech, paced in 100 ms chunks so that an interrupt
-// silences it within about 100 ms, then waits for it to play out.
+// Speak writes d of synthetic speech (see play).
 func (v *pcmVoice) Speak(ctx context.Context, d time.Duration) error {
+	return v.write(ctx, int(d.Seconds()*voiceRate), v.synth.fill)
+}
+
+// Play writes recorded audio (48 kHz mono) as the agent's voice (see play).
+func (v *pcmVoice) Play(ctx context.Context, pcm []int16) error {
+	off := 0
+	return v.write(ctx, len(pcm), func(buf []int16) {
+		off += copy(buf, pcm[off:])
+	})
+}
+
+// write writes n samples made by fill, paced in 100 ms chunks so that an
+// interrupt silences it within about 100 ms, then waits for them to play
+// out. When ctx ends the queued audio is dropped at once.
+func (v *pcmVoice) write(ctx context.Context, n int, fill func([]int16)) error {
 	const chunk = 100 * time.Millisecond
+	v.play.Lock()
+	defer v.play.Unlock()
 	tick := time.NewTicker(chunk)
 	defer tick.Stop()
-	for left := d; left > 0; left -= chunk {
-		n := int(min(left, chunk).Seconds() * voiceRate)
-		buf := make(msdk.PCM16Sample, n)
+	per := int(chunk.Seconds() * voiceRate)
+	for left := n; left > 0; left -= per {
+		buf := make(msdk.PCM16Sample, min(left, per))
 		v.mu.Lock()
 		if v.closed {
 			v.mu.Unlock()
 			return errVoiceClosed
 		}
-		v.synth.fill(buf)
+		fill(buf)
 		v.mu.Unlock()
 		if err := v.track.WriteSample(buf); err != nil {
 			return err
@@ -82,42 +101,38 @@ func (v *pcmVoice) Close() error {
 	return v.track.Close()
 }
 
-// voiceMeter decodes Opus and reports frames louder than voiceRMS: a
-// user's voice, not the encoded silence of a muted or idle microphone
-// (libopus without DTX sends about 60 bytes per silent frame).
-type voiceMeter struct {
-	dec  opus.Writer
-	loud bool
+// ear decodes the user's Opus packets with libopus (through media-sdk) to
+// 48 kHz mono PCM.
+type ear struct {
+	dec opus.Writer
+	pcm []int16
 }
 
-// voiceRMS is about -36 dBFS.
-const voiceRMS = 500
-
-func newVoiceMeter() func(payload []byte) bool {
-	m := &voiceMeter{}
-	dec, err := opus.Decode(m, 1, logger.GetDiscardLogger())
-	if err != nil {
-		return func(p []byte) bool { return len(p) > voicedBytes }
+func newEar() *ear {
+	e := &ear{}
+	if dec, err := opus.Decode(earSink{e}, 1, logger.GetDiscardLogger()); err == nil {
+		e.dec = dec
 	}
-	m.dec = dec
-	return func(p []byte) bool {
-		m.loud = false
-		if m.dec.WriteSample(opus.Sample(p)) != nil {
-			return false
-		}
-		return m.loud
-	}
+	return e
 }
 
-func (m *voiceMeter) WriteSample(pcm msdk.PCM16Sample) error {
-	var sum float64
-	for _, v := range pcm {
-		sum += float64(v) * float64(v)
+// hear decodes one packet: its PCM (valid until the next call; nil when
+// it does not decode) and its level (RMS, 0..1 of full scale).
+func (e *ear) hear(payload []byte) ([]int16, float64) {
+	e.pcm = e.pcm[:0]
+	if e.dec == nil || e.dec.WriteSample(opus.Sample(payload)) != nil || len(e.pcm) == 0 {
+		return nil, 0
 	}
-	m.loud = len(pcm) > 0 && sum/float64(len(pcm)) > voiceRMS*voiceRMS
+	return e.pcm, rmsLevel(e.pcm)
+}
+
+type earSink struct{ e *ear }
+
+func (s earSink) WriteSample(pcm msdk.PCM16Sample) error {
+	s.e.pcm = append(s.e.pcm, pcm...)
 	return nil
 }
 
-func (m *voiceMeter) SampleRate() int { return voiceRate }
-func (m *voiceMeter) String() string  { return "voiceMeter" }
-func (m *voiceMeter) Close() error    { return nil }
+func (s earSink) SampleRate() int { return voiceRate }
+func (s earSink) String() string  { return "devagent-ear" }
+func (s earSink) Close() error    { return nil }

@@ -106,6 +106,31 @@ func TestMixerSumsTapsAndPlaysSilence(t *testing.T) {
 	}
 }
 
+// TestMixerTap: the tap sees exactly the blocks Fill plays, with their
+// time, and nothing once removed.
+func TestMixerTap(t *testing.T) {
+	m := NewMixer(0)
+	in := m.NewInput()
+	in.Write([]int16{5, 6, 7})
+	var seen []int16
+	var at time.Time
+	m.SetTap(func(p []int16, now time.Time) {
+		seen = append(seen, p...)
+		at = now
+	})
+	before := time.Now()
+	out := make([]int16, 4)
+	m.Fill(out)
+	if len(seen) != 4 || seen[0] != 5 || seen[2] != 7 || seen[3] != 0 || at.Before(before) {
+		t.Fatalf("tap saw %v at %v", seen, at)
+	}
+	m.SetTap(nil)
+	m.Fill(out)
+	if len(seen) != 4 {
+		t.Fatalf("tap still called: %v", seen)
+	}
+}
+
 func TestGeneratorSourceIsRealTime(t *testing.T) {
 	r := NewRing(SampleRate)
 	wake := 0
