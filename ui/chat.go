@@ -1026,6 +1026,11 @@ func newPartView(cv *chatView, kind string, m app.Message, i int, p a2a.Part) *p
 		return newMarkdownView(cv, m, i, p)
 	case strings.HasPrefix(kind, "image:"):
 		iv := newImageView()
+		msgID := m.ID
+		iv.onLoad = func(host string) {
+			cv.images.approve(host)
+			cv.refreshMessage(msgID)
+		}
 		v := &partView{kind: kind, obj: iv.Object()}
 		v.update = func(m app.Message, i int, p a2a.Part) {
 			iv.set(cv.loadImage(m, i, p), partName(p))
@@ -1124,7 +1129,11 @@ func (cv *chatView) loadImage(m app.Message, i int, p a2a.Part) *imageEntry {
 	var load func(ctx context.Context) ([]byte, error)
 	if p.Kind == a2a.PartURL {
 		u := p.URL
-		load = func(ctx context.Context) ([]byte, error) { return cv.images.fetch(ctx, u) }
+		agentURL := ""
+		if a, ok := cv.w.agent(cv.agentID); ok {
+			agentURL = a.Interface.URL
+		}
+		load = func(ctx context.Context) ([]byte, error) { return cv.images.fetch(ctx, u, agentURL) }
 	} else {
 		raw := p.Raw
 		load = func(context.Context) ([]byte, error) { return raw, nil }
