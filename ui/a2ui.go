@@ -141,11 +141,20 @@ func newA2UIHost(cv *chatView) *a2uiHost {
 		p, _ = a2ui.NewProcessor()
 	}
 	h.p = p
+	images := fyner.NewHTTPImageLoader(cv.w.post)
+	images.Agent = func() string { // on the Fyne goroutine
+		if a, ok := cv.w.agent(cv.agentID); ok {
+			return a.Interface.URL
+		}
+		return ""
+	}
+	images.Approved = cv.images.isApproved
 	h.r = fyner.New(p, fyner.Config{
 		Send:    h.sendFromView,
 		OpenURL: cv.w.confirmOpenURL,
 		Do:      cv.w.post,
 		Logf:    log.Printf,
+		Images:  images,
 	})
 	return h
 }

@@ -24,6 +24,7 @@ import (
 
 	"aimdesk/app"
 	"aimdesk/app/a2a"
+	"aimdesk/app/safefile"
 )
 
 // pageSize is how many messages a conversation loads at a time.
@@ -1048,6 +1049,11 @@ func newPartView(cv *chatView, kind string, m app.Message, i int, p a2a.Part) *p
 		return newMarkdownView(cv, m, i, p)
 	case strings.HasPrefix(kind, "image:"):
 		iv := newImageView()
+		msgID := m.ID
+		iv.onLoad = func(host string) {
+			cv.images.approve(host)
+			cv.refreshMessage(msgID)
+		}
 		v := &partView{kind: kind, obj: iv.Object()}
 		v.update = func(m app.Message, i int, p a2a.Part) {
 			iv.set(cv.loadImage(m, i, p), partName(p))
@@ -1146,7 +1152,11 @@ func (cv *chatView) loadImage(m app.Message, i int, p a2a.Part) *imageEntry {
 	var load func(ctx context.Context) ([]byte, error)
 	if p.Kind == a2a.PartURL {
 		u := p.URL
-		load = func(ctx context.Context) ([]byte, error) { return cv.images.fetch(ctx, u) }
+		agentURL := ""
+		if a, ok := cv.w.agent(cv.agentID); ok {
+			agentURL = a.Interface.URL
+		}
+		load = func(ctx context.Context) ([]byte, error) { return cv.images.fetch(ctx, u, agentURL) }
 	} else {
 		raw := p.Raw
 		load = func(context.Context) ([]byte, error) { return raw, nil }
@@ -1232,6 +1242,9 @@ func (cv *chatView) saveFile(name string, data []byte) {
 			if werr == nil {
 				werr = cerr
 			}
+			if werr == nil && wc.URI().Scheme() == "file" {
+				werr = safefile.MarkFromInternet(wc.URI().Path(), "")
+			}
 			if werr != nil {
 				cv.w.post(func() { cv.w.showError(fmt.Errorf("could not save %s: %w", name, werr)) })
 			}
@@ -1241,67 +1254,67 @@ func (cv *chatView) saveFile(name string, data []byte) {
 	d.Show()
 }
 
-// riskyExtensions are file types aimdesk does not open itself: opening
-// them could run a program an agent sent.
-var riskyExtensions = map[string]bool{
-	".exe": true, ".bat": true, ".cmd": true, ".com": true, ".scr": true, ".msi": true, ".ps1": true, ".vbs": true,
-	".js": true, ".jse": true, ".wsf": true, ".hta": true, ".jar": true, ".sh": true, ".bash": true, ".zsh": true,
-	".command": true, ".app": true, ".pkg": true, ".dmg": true, ".deb": true, ".rpm": true, ".appimage": true,
-	".run": true, ".desktop": true, ".py": true, ".pl": true, ".rb": true, ".lnk": true, ".reg": true, ".html": true,
-	".htm": true, ".svg": true, ".xhtml": true,
-}
-
-// openFile writes a file part to a private temporary folder and opens it
-// with the system's default application, after a confirmation.
+// openFile opens a file part with the system's default application, after
+// a confirmation, when it is of an inert type (safefile.Openable: the
+// extension on the allowlist and the content sniffed as that type). Any
+// other file is only written to a private folder, marked as downloaded
+// (quarantine / Mark-of-the-Web where the platform has one), and shown in
+// its folder: opening it could run a program an agent sent.
 func (cv *chatView) openFile(name string, data []byte) {
-	name = safeFileName(name)
-	if riskyExtensions[strings.ToLower(filepath.Ext(name))] {
-		dialog.ShowInformation("Not opened", name+" could run a program or a script, so aimdesk does not open it. Use Save… and check it before you open it.", cv.w.Window)
+	name = safefile.SanitizeName(name)
+	if _, ok := safefile.Openable(name, data); !ok {
+		d := dialog.NewCustomConfirm("Not opened", "Show in folder", "Cancel",
+			wrapLabel(name+" is not a picture, PDF, text, sound or video file aimdesk can check, so it is not opened: it could run a program or a script. You can look at it in its folder."),
+			func(ok bool) {
+				if ok {
+					cv.writeTemp(name, data, true)
+				}
+			}, cv.w.Window)
+		cv.w.showDialog(d)
 		return
 	}
 	d := dialog.NewConfirm("Open "+name+"?", "The file came from the agent. It opens in the application your system uses for it.", func(ok bool) {
-		if !ok {
-			return
+		if ok {
+			cv.writeTemp(name, data, false)
 		}
-		go func() {
-			dir, err := os.MkdirTemp("", "aimdesk-")
-			var path string
-			if err == nil {
-				path = filepath.Join(dir, name)
-				err = os.WriteFile(path, data, 0o600)
-			}
-			cv.w.post(func() {
-				if err != nil {
-					cv.w.showError(fmt.Errorf("could not open %s: %w", name, err))
-					return
-				}
-				u, _ := url.Parse(storage.NewFileURI(path).String())
-				if err := cv.w.env.app.OpenURL(u); err != nil {
-					cv.w.showError(err)
-				}
-			})
-		}()
 	}, cv.w.Window)
 	d.SetConfirmText("Open")
 	d.SetDismissText("Cancel")
 	cv.w.showDialog(d)
 }
 
-// safeFileName keeps the last element of a name an agent chose, so it
-// cannot point outside the folder it is saved in.
-func safeFileName(name string) string {
-	name = filepath.Base(strings.ReplaceAll(name, "\\", "/"))
-	name = strings.Map(func(r rune) rune {
-		if r < 32 || strings.ContainsRune(`<>:"/\|?*`, r) {
-			return '_'
+// writeTemp writes a file part (its name sanitised) to a private temporary
+// folder, marks it as downloaded, and opens it (inert types) or its folder.
+func (cv *chatView) writeTemp(name string, data []byte, folderOnly bool) {
+	go func() {
+		dir, err := os.MkdirTemp("", "aimdesk-")
+		var path string
+		if err == nil {
+			path = filepath.Join(dir, name)
+			err = os.WriteFile(path, data, 0o600)
 		}
-		return r
-	}, name)
-	if name == "." || name == ".." || name == "" || strings.HasPrefix(name, "(") {
-		return "file"
-	}
-	return name
+		if err == nil {
+			err = safefile.MarkFromInternet(path, "")
+		}
+		cv.w.post(func() {
+			if err != nil {
+				cv.w.showError(fmt.Errorf("could not open %s: %w", name, err))
+				return
+			}
+			target := path
+			if folderOnly {
+				target = dir
+			}
+			u, _ := url.Parse(storage.NewFileURI(target).String())
+			if err := cv.w.env.app.OpenURL(u); err != nil {
+				cv.w.showError(err)
+			}
+		})
+	}()
 }
+
+// safeFileName is the name a file part is saved or opened under.
+func safeFileName(name string) string { return safefile.SanitizeName(name) }
 
 // maxDataShown bounds the pretty-printed JSON of a data part.
 const maxDataShown = 64 << 10

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -477,5 +478,32 @@ func TestLongReplyOffersFullText(t *testing.T) {
 	r.set(m, 2, 600)
 	if r.fullText.Visible() {
 		t.Fatal("button shown for a reply that fit")
+	}
+}
+
+// TestAttackOpenAgentExecutable: "Open" on a file part that is not an
+// inert type (here a Windows program whose name ends with a dot, which
+// Windows drops) offers only "Show in folder", never "Open".
+func TestAttackOpenAgentExecutable(t *testing.T) {
+	h := newChatHarness(t, chatHarnessConfig{noAgent: true})
+	cv := h.w.chat
+	mz := append([]byte("MZ\x90\x00\x03\x00\x00\x00\x04\x00"), make([]byte, 200)...)
+	for _, name := range []string{"evil.exe.", "invoice.pdf.exe", "photo.png", "setup.msix", "evil.exe "} {
+		cv.openFile(name, mz)
+		top := h.w.Canvas().Overlays().Top()
+		if top == nil {
+			t.Fatalf("%q: no dialog", name)
+		}
+		var labels []string
+		walkObjects(top, func(o fyne.CanvasObject) bool {
+			if b, ok := o.(*widget.Button); ok {
+				labels = append(labels, b.Text)
+			}
+			return false
+		})
+		if slices.Contains(labels, "Open") || !slices.Contains(labels, "Show in folder") {
+			t.Errorf("%q: the dialog offers %q", name, labels)
+		}
+		h.w.closeTopDialog()
 	}
 }

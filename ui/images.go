@@ -7,6 +7,7 @@ import (
 	"image"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -24,7 +25,7 @@ import (
 const (
 	maxImageBytes     = imagefetch.MaxBytes
 	imageFetchTimeout = imagefetch.Timeout
-	imageCacheBytes   = 256 << 20 // decoded pixels kept (about 4 bytes a pixel)
+	imageCacheBytes   = 256 << 20 // decoded pixels kept (imagefetch.Bytes of each)
 	maxImageWidth     = 360
 	maxImageHeight    = 270
 )
@@ -42,6 +43,7 @@ type imageEntry struct {
 	state   imageState
 	img     image.Image
 	err     string
+	host    string // not loaded: on this host, which the user has not allowed
 	cost    int
 	used    int64
 	waiters []func()
@@ -51,16 +53,39 @@ type imageEntry struct {
 // the decoded ones in a small LRU cache. Its maps are only touched on the
 // Fyne goroutine; results come back through post.
 type imageLoader struct {
-	ctx     context.Context
-	fetcher *imagefetch.Fetcher
-	post    func(func())
-	entries map[string]*imageEntry
-	cost    int
-	clock   int64
+	ctx  context.Context
+	post func(func())
+	// approved are the hosts the user allowed images from ("Load"); read
+	// by fetches on other goroutines.
+	approvedMu sync.Mutex
+	approved   map[string]bool
+	entries    map[string]*imageEntry
+	cost       int
+	clock      int64
 }
 
 func newImageLoader(ctx context.Context, post func(func())) *imageLoader {
-	return &imageLoader{ctx: ctx, fetcher: &imagefetch.Fetcher{}, post: post, entries: map[string]*imageEntry{}}
+	return &imageLoader{ctx: ctx, post: post, entries: map[string]*imageEntry{}, approved: map[string]bool{}}
+}
+
+func (l *imageLoader) isApproved(host string) bool {
+	l.approvedMu.Lock()
+	defer l.approvedMu.Unlock()
+	return l.approved[host]
+}
+
+// approve allows images from host (the user clicked "Load") and forgets
+// the entries that were waiting for it, so that they load again.
+func (l *imageLoader) approve(host string) {
+	host = strings.ToLower(host)
+	l.approvedMu.Lock()
+	l.approved[host] = true
+	l.approvedMu.Unlock()
+	for k, e := range l.entries {
+		if e.state == imageFailed && strings.EqualFold(e.host, host) {
+			delete(l.entries, k)
+		}
+	}
 }
 
 // get returns the cache entry for key, starting load in the background
@@ -86,7 +111,7 @@ func (l *imageLoader) get(key string, load func(ctx context.Context) ([]byte, er
 		data, err := load(ctx)
 		var img image.Image
 		if err == nil {
-			img, err = decodeImage(data)
+			img, err = decodeImage(ctx, data)
 		}
 		l.post(func() { l.finish(key, e, img, err) })
 	}()
@@ -94,12 +119,15 @@ func (l *imageLoader) get(key string, load func(ctx context.Context) ([]byte, er
 }
 
 func (l *imageLoader) finish(key string, e *imageEntry, img image.Image, err error) {
+	var he *imagefetch.HostError
+	if errors.As(err, &he) {
+		e.host = he.Host
+	}
 	if err != nil {
 		e.state, e.err = imageFailed, err.Error()
 	} else {
 		e.state, e.img = imageReady, img
-		b := img.Bounds()
-		e.cost = b.Dx() * b.Dy() * 4
+		e.cost = imagefetch.Bytes(img) // true bytes: a 16-bit image takes 8 a pixel
 		l.cost += e.cost
 		l.evict(key)
 	}
@@ -131,10 +159,17 @@ func (l *imageLoader) evict(keep string) {
 	}
 }
 
-// fetch reads an http(s) or data: image URL within the limits of package
-// imagefetch; its errors are sentences for the placeholder.
-func (l *imageLoader) fetch(ctx context.Context, raw string) ([]byte, error) {
-	data, err := l.fetcher.Fetch(ctx, raw)
+// fetch reads an http(s) or data: image URL of the agent at agentURL
+// within the limits of package imagefetch: by itself only from the agent's
+// origin, from other hosts once the user allowed them, never from this
+// machine or the local network for a remote agent. Its errors are
+// sentences for the placeholder.
+func (l *imageLoader) fetch(ctx context.Context, raw, agentURL string) ([]byte, error) {
+	f := &imagefetch.Fetcher{Agent: agentURL, Approved: l.isApproved}
+	if agentURL == "" {
+		f.Agent = "agent:unknown" // no origin: nothing loads by itself
+	}
+	data, err := f.Fetch(ctx, raw)
 	if err != nil {
 		return nil, imageError(raw, err)
 	}
@@ -144,8 +179,8 @@ func (l *imageLoader) fetch(ctx context.Context, raw string) ([]byte, error) {
 // decodeImage decodes PNG, JPEG or GIF data within the limits of package
 // imagefetch, refusing pixel bombs; its errors are sentences for the
 // placeholder.
-func decodeImage(data []byte) (image.Image, error) {
-	img, err := imagefetch.Decode(data)
+func decodeImage(ctx context.Context, data []byte) (image.Image, error) {
+	img, err := (&imagefetch.Fetcher{}).DecodeContext(ctx, data)
 	if err != nil {
 		return nil, imageError("", err)
 	}
@@ -164,7 +199,12 @@ func imageError(raw string, err error) error {
 		scheme = u.Scheme
 	}
 	var se *imagefetch.StatusError
+	var he *imagefetch.HostError
 	switch {
+	case errors.As(err, &he):
+		return he // the placeholder offers "Load"
+	case errors.Is(err, imagefetch.ErrAddressRefused):
+		return fmt.Errorf("%s is on this computer or the local network, which an agent's images never come from", host)
 	case errors.As(err, &se):
 		return fmt.Errorf("%s answered %s", host, se.Status)
 	case errors.Is(err, imagefetch.ErrInvalidURL):
@@ -194,13 +234,17 @@ func imageError(raw string, err error) error {
 // imageView shows an image entry: a placeholder while loading or after a
 // failure, the picture (at most maxImageWidth×maxImageHeight) when ready.
 type imageView struct {
-	icon  *widget.Icon
-	label *widget.Label
-	pic   *canvas.Image
-	place *fyne.Container
-	box   *fyne.Container
-	shown *imageEntry
-	state imageState
+	// load is shown for an image on another host than the agent's:
+	// "Image from HOST — Load"; onLoad allows the host.
+	load   *widget.Button
+	onLoad func(host string)
+	icon   *widget.Icon
+	label  *widget.Label
+	pic    *canvas.Image
+	place  *fyne.Container
+	box    *fyne.Container
+	shown  *imageEntry
+	state  imageState
 }
 
 func newImageView() *imageView {
@@ -208,7 +252,9 @@ func newImageView() *imageView {
 	v.label.Wrapping = fyne.TextWrapWord
 	v.label.Importance = widget.LowImportance
 	v.pic = &canvas.Image{FillMode: canvas.ImageFillContain, ScaleMode: canvas.ImageScaleSmooth}
-	v.place = container.NewBorder(nil, nil, v.icon, nil, v.label)
+	v.load = widget.NewButton("Load", nil)
+	v.load.Hide()
+	v.place = container.NewBorder(nil, nil, v.icon, v.load, v.label)
 	v.box = container.NewVBox(v.place, container.NewHBox(v.pic))
 	v.pic.Hide()
 	return v
@@ -224,6 +270,7 @@ func (v *imageView) set(e *imageEntry, name string) {
 	v.shown, v.state = e, e.state
 	switch e.state {
 	case imageReady:
+		v.load.Hide()
 		v.pic.Image = e.img
 		b := e.img.Bounds()
 		v.pic.SetMinSize(fitSize(float32(b.Dx()), float32(b.Dy())))
@@ -233,12 +280,27 @@ func (v *imageView) set(e *imageEntry, name string) {
 	case imageFailed:
 		v.pic.Image = nil
 		v.pic.Hide()
-		v.icon.SetResource(theme.BrokenImageIcon())
-		v.label.SetText("Image " + name + " not shown: " + e.err)
+		if e.host != "" {
+			host := e.host
+			v.icon.SetResource(theme.FileImageIcon())
+			v.label.SetText("Image from " + host + " — not loaded: it is not on the agent's own server.")
+			v.load.SetText("Load from " + host)
+			v.load.OnTapped = func() {
+				if v.onLoad != nil {
+					v.onLoad(host)
+				}
+			}
+			v.load.Show()
+		} else {
+			v.icon.SetResource(theme.BrokenImageIcon())
+			v.label.SetText("Image " + name + " not shown: " + e.err)
+			v.load.Hide()
+		}
 		v.place.Show()
 	default:
 		v.pic.Image = nil
 		v.pic.Hide()
+		v.load.Hide()
 		v.icon.SetResource(theme.FileImageIcon())
 		v.label.SetText("Loading image " + name + "…")
 		v.place.Show()

@@ -12,8 +12,11 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"fyne.io/fyne/v2/test"
 
 	"aimdesk/assets"
 )
@@ -82,9 +85,9 @@ func TestImageFetchLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data, err := l.fetch(context.Background(), tt.url)
+			data, err := l.fetch(context.Background(), tt.url, srv.URL) // a loopback agent
 			if err == nil {
-				_, err = decodeImage(data)
+				_, err = decodeImage(context.Background(), data)
 			}
 			switch {
 			case tt.wantErr == "" && err != nil:
@@ -125,5 +128,55 @@ func TestImageLoaderCachesAndNotifies(t *testing.T) {
 	}
 	if s := fitSize(720, 100); s.Width != maxImageWidth || s.Height != 50 {
 		t.Errorf("fitSize(720, 100) = %v", s)
+	}
+}
+
+// TestAttackImageFromOtherHostNeedsClick: a remote agent's image on
+// another host is not fetched by itself: the placeholder names the host and
+// offers "Load"; after the click it loads. An image on this machine is
+// refused for a remote agent even after a click, without a connection.
+func TestAttackImageFromOtherHostNeedsClick(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write(assets.DemoImage)
+	}))
+	defer srv.Close()
+	l := newImageLoader(context.Background(), func(f func()) { f() })
+	// The agent is on this machine (the reference agent); the image on
+	// another loopback origin (another port) is "another host" for the
+	// click rule.
+	agent := "http://localhost:1/rpc"
+	load := func(ctx context.Context) ([]byte, error) { return l.fetch(ctx, srv.URL+"/x.png", agent) }
+	var e *imageEntry
+	done := make(chan struct{}, 4)
+	e = l.get("k", load, func() { done <- struct{}{} })
+	<-done
+	if e.state != imageFailed || e.host != "127.0.0.1" || hits.Load() != 0 {
+		t.Fatalf("state %v host %q, %d requests", e.state, e.host, hits.Load())
+	}
+	v := newImageView()
+	approved := ""
+	v.onLoad = func(h string) { approved = h }
+	v.set(e, "x.png")
+	if !v.load.Visible() || !strings.Contains(v.label.Text, "127.0.0.1") {
+		t.Fatalf("placeholder %q, Load shown %v", v.label.Text, v.load.Visible())
+	}
+	test.Tap(v.load)
+	if approved != "127.0.0.1" {
+		t.Fatalf("Load approved %q", approved)
+	}
+	l.approve(approved)
+	e = l.get("k", load, func() { done <- struct{}{} })
+	<-done
+	if e.state != imageReady || hits.Load() != 1 {
+		t.Fatalf("after Load: state %v (%s), %d requests", e.state, e.err, hits.Load())
+	}
+	// A remote agent: the approved loopback host is still refused, with no
+	// request made.
+	_, err := l.fetch(context.Background(), srv.URL+"/y.png", "https://agent.example/rpc")
+	if err == nil || !strings.Contains(err.Error(), "local network") || hits.Load() != 1 {
+		t.Errorf("remote agent, loopback image: %v, %d requests", err, hits.Load())
 	}
 }

@@ -695,6 +695,7 @@ type signInDialog struct {
 	device      *fyne.Container
 	deviceCode  *widget.Label
 	deviceHost  *widget.Label
+	deviceWarn  *widget.Label
 	deviceURL   *widget.Label
 	deviceOpen  *widget.Button
 	deviceUntil *widget.Label
@@ -791,6 +792,8 @@ func (d *signInDialog) buildDevice() {
 	d.deviceHost.Wrapping = fyne.TextWrapBreak
 	d.deviceURL = lowLabel("")
 	d.deviceURL.Wrapping = fyne.TextWrapBreak
+	d.deviceWarn = signinLine("", widget.DangerImportance)
+	d.deviceWarn.Hide()
 	d.deviceUntil = lowLabel("")
 	copyCode := widget.NewButtonWithIcon("Copy code", theme.ContentCopyIcon(), func() { d.s.w.env.app.Clipboard().SetContent(d.code) })
 	copyURL := widget.NewButtonWithIcon("Copy address", theme.ContentCopyIcon(), func() {
@@ -801,7 +804,7 @@ func (d *signInDialog) buildDevice() {
 	d.deviceOpen = widget.NewButtonWithIcon("Open in your browser", theme.ComputerIcon(), d.openVerification)
 	d.device = container.NewVBox(
 		wrapLabel("Enter this code:"), container.NewHBox(d.deviceCode, copyCode),
-		wrapLabel("on this page, from any device with a browser:"), d.deviceHost, d.deviceURL,
+		wrapLabel("on this page, from any device with a browser:"), d.deviceHost, d.deviceWarn, d.deviceURL,
 		container.NewHBox(copyURL, d.deviceOpen), d.deviceUntil)
 	d.device.Hide()
 }
@@ -1014,6 +1017,16 @@ func (d *signInDialog) showDeviceCode(dc auth.DeviceCode) {
 	d.code, d.verifyURL = dc.UserCode, safeLinkURL(u)
 	d.deviceCode.SetText(dc.UserCode)
 	d.deviceHost.SetText(displayHost(u))
+	// The page's host is the identity provider's word: when it is not the
+	// token endpoint's host, say so (a hostile provider entry in a card
+	// could send the user to a look-alike page to type the code).
+	if dc.ForeignVerification() {
+		d.deviceWarn.SetText("Careful: " + displayHost(u) + " is not the identity provider's own host (" + signinClip(dc.ProviderHost, 100) + "). Enter the code only if you know this page belongs to your sign-in.")
+		d.deviceWarn.Show()
+	} else {
+		d.deviceWarn.SetText("")
+		d.deviceWarn.Hide()
+	}
 	d.deviceURL.SetText(truncateRunes(u.String(), 200))
 	d.deviceOpen.SetText("Open " + displayHost(u) + " in your browser")
 	d.deviceOpen.OnTapped = func() { d.openURL(open) }

@@ -823,3 +823,30 @@ func TestSignInErrorText(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackDeviceVerificationOnForeignHost: a device code whose
+// verification page is not on the token endpoint's host is shown with that
+// host named and a warning; on the provider's own host, no warning.
+func TestAttackDeviceVerificationOnForeignHost(t *testing.T) {
+	h := newSigninHarness(t)
+	var many a2a.AgentCard
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(manyDoorsCard, "%s", "https://agent.example.com")), &many); err != nil {
+		t.Fatal(err)
+	}
+	a := app.Agent{ID: "dev", Name: "Many doors", Card: &many, Interface: many.SupportedInterfaces[0]}
+	d := newSignInDialog(h.w.details.signin, a, auth.Options(&many), "")
+	d.options.SetSelected(manyDoorsWords[1])
+	d.cancel = func() {}
+	d.busy(d.opts[d.current])
+	d.update(app.AuthState{DeviceCode: &auth.DeviceCode{UserCode: "ABCD-EFGH", VerificationURI: "https://login.evil.example/activate", ProviderHost: "idp.example.com"}})
+	if !d.deviceWarn.Visible() || !strings.Contains(d.deviceWarn.Text, "login.evil.example") || !strings.Contains(d.deviceWarn.Text, "idp.example.com") {
+		t.Errorf("foreign verification page: warning %q shown %v", d.deviceWarn.Text, d.deviceWarn.Visible())
+	}
+	if d.deviceHost.Text != "login.evil.example" {
+		t.Errorf("host shown %q", d.deviceHost.Text)
+	}
+	d.update(app.AuthState{DeviceCode: &auth.DeviceCode{UserCode: "ABCD-EFGH", VerificationURI: "https://idp.example.com/activate", ProviderHost: "idp.example.com"}})
+	if d.deviceWarn.Visible() {
+		t.Errorf("the provider's own page warned: %q", d.deviceWarn.Text)
+	}
+}

@@ -20,6 +20,7 @@ import (
 
 	"aimdesk/app"
 	"aimdesk/app/a2a"
+	"aimdesk/app/safefile"
 )
 
 // Tuning of the tasks panel.
@@ -1038,6 +1039,9 @@ func (v *taskView) saveFile(part a2a.Part) {
 			if cerr := w.Close(); werr == nil {
 				werr = cerr
 			}
+			if werr == nil && w.URI().Scheme() == "file" {
+				werr = safefile.MarkFromInternet(w.URI().Path(), "")
+			}
 			name := w.URI().Name()
 			opsDo(v.p.env, func() {
 				if gen != v.gen {
@@ -1052,7 +1056,7 @@ func (v *taskView) saveFile(part a2a.Part) {
 			})
 		}()
 	}, v.p.env.win)
-	d.SetFileName(opsFileName(part))
+	d.SetFileName(safefile.SanitizeName(opsFileName(part)))
 	d.Show()
 }
 

@@ -490,7 +490,7 @@ Enter sends the message; Shift+Enter starts a new line. Attach files with the pa
 
 When a task waits for you, a bar above the message box asks for your answer (input required) or lets you review an approval request (approval required). The task link under a message opens it in the **Tasks** tab.
 
-Agent text is shown as Markdown. Images inside it are never downloaded. Links open only after you confirm, and the dialog shows where they go. Image parts sent as files are shown up to 10 MB.
+Agent text is shown as Markdown. Images inside it are never downloaded. Links open only after you confirm, and the dialog shows where they go. Image parts sent as files are shown up to 10 MB. Images from another server than the agent's own load only after you click "Load from …", and never from this computer or your local network. "Open" on a file opens only pictures, PDF, text, sound and video files whose content matches their name; anything else is only shown in its folder.
 
 ## Sign-in and trust
 

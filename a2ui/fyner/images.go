@@ -40,6 +40,14 @@ type HTTPImageLoader struct {
 	// MaxPixels bounds the decoded size; 0 (or more) means 40 million
 	// pixels.
 	MaxPixels int
+	// Agent returns the URL of the agent whose surface shows the images
+	// (nil or "": none known). Images load by themselves only from its
+	// origin, others only when Approved says the user allowed their host;
+	// loopback and private addresses are never dialled unless the agent is
+	// itself on this machine (package imagefetch, Fetcher.Agent).
+	Agent func() string
+	// Approved reports whether the user allowed images from host.
+	Approved func(host string) bool
 
 	do    func(func())
 	cache map[string]*imageEntry
@@ -61,7 +69,11 @@ func NewHTTPImageLoader(do func(func())) *HTTPImageLoader {
 
 // Load implements ImageLoader.
 func (l *HTTPImageLoader) Load(rawURL string, done func(image.Image, error)) {
-	if e, ok := l.cache[rawURL]; ok {
+	key := rawURL
+	if l.Agent != nil {
+		key = l.Agent() + " " + rawURL // the host policy depends on the agent
+	}
+	if e, ok := l.cache[key]; ok {
 		if e.loading {
 			e.waiters = append(e.waiters, done)
 			return
@@ -70,11 +82,12 @@ func (l *HTTPImageLoader) Load(rawURL string, done func(image.Image, error)) {
 		return
 	}
 	e := &imageEntry{loading: true, waiters: []func(image.Image, error){done}}
-	l.cache[rawURL] = e
-	l.order = append(l.order, rawURL)
+	l.cache[key] = e
+	l.order = append(l.order, key)
 	l.evict()
+	f := l.fetcher() // here: Agent is read on the Fyne goroutine
 	go func() {
-		img, err := l.fetchImage(context.Background(), rawURL) // imagefetch bounds the time
+		img, err := f.Load(context.Background(), rawURL) // imagefetch bounds the time
 		l.do(func() {
 			e.loading, e.img, e.err = false, img, err
 			ws := e.waiters
@@ -117,5 +130,9 @@ func (l *HTTPImageLoader) Fetch(ctx context.Context, rawURL string) ([]byte, err
 
 // fetcher is the imagefetch.Fetcher of l's fields.
 func (l *HTTPImageLoader) fetcher() *imagefetch.Fetcher {
-	return &imagefetch.Fetcher{Client: l.Client, MaxBytes: l.MaxBytes, Timeout: l.Timeout, MaxPixels: l.MaxPixels}
+	f := &imagefetch.Fetcher{Client: l.Client, MaxBytes: l.MaxBytes, Timeout: l.Timeout, MaxPixels: l.MaxPixels, Approved: l.Approved}
+	if l.Agent != nil {
+		f.Agent = l.Agent()
+	}
+	return f
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 	"unicode"
 
@@ -18,6 +20,20 @@ type DeviceCode struct {
 	VerificationURI         string
 	VerificationURIComplete string // may be empty; includes the code
 	ExpiresAt               time.Time
+	// ProviderHost is the host of the token endpoint (the identity
+	// provider aimdesk talks to). A VerificationURI on another host is the
+	// provider's word only: the UI names that host with a warning.
+	ProviderHost string
+}
+
+// ForeignVerification reports whether the verification page is on another
+// host than the token endpoint.
+func (dc DeviceCode) ForeignVerification() bool {
+	u, err := url.Parse(dc.VerificationURI)
+	if err != nil || dc.ProviderHost == "" {
+		return dc.ProviderHost != ""
+	}
+	return !strings.EqualFold(strings.TrimSuffix(u.Hostname(), "."), strings.TrimSuffix(dc.ProviderHost, "."))
 }
 
 // deviceFlow runs the device authorization grant with golang.org/x/oauth2,
@@ -55,6 +71,7 @@ func (m *Manager) deviceFlow(ctx context.Context, agentID string, cfg oauth2.Con
 	m.cfg.ShowDeviceCode(DeviceCode{
 		AgentID: agentID, UserCode: code, VerificationURI: da.VerificationURI,
 		VerificationURIComplete: complete, ExpiresAt: da.Expiry,
+		ProviderHost: providerHost(cfg.Endpoint.TokenURL),
 	})
 	tok, err := cfg.DeviceAccessToken(pctx, da)
 	if err != nil {
@@ -64,6 +81,14 @@ func (m *Manager) deviceFlow(ctx context.Context, agentID string, cfg oauth2.Con
 		return nil, providerError("token", err, da.DeviceCode, cfg.ClientSecret)
 	}
 	return tok, nil
+}
+
+func providerHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 // printable keeps letters, digits, punctuation and spaces, at most n bytes.

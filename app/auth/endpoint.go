@@ -50,6 +50,76 @@ func (e Endpoints) diff(n Endpoints) []endpointDiff {
 // Equal reports whether every endpoint is the same.
 func (e Endpoints) Equal(n Endpoints) bool { return len(e.diff(n)) == 0 }
 
+// refresh is where refresh tokens go.
+func (e Endpoints) refresh() string {
+	if e.Refresh != "" {
+		return e.Refresh
+	}
+	return e.Token
+}
+
+// conflicts lists what n changes of the pinned e: the agent and the issuer
+// must be the same; the other endpoints must be the same where both name
+// one (a pin holds the union of the flows signed in with, and a flow names
+// only some endpoints: a device sign-in has no authorization endpoint).
+func (e Endpoints) conflicts(n Endpoints) []endpointDiff {
+	var out []endpointDiff
+	for _, d := range e.diff(n) {
+		switch d.name {
+		case "agent", "issuer":
+			out = append(out, d)
+		case "refresh endpoint":
+			if e.refresh() != n.refresh() {
+				out = append(out, endpointDiff{d.name, e.refresh(), n.refresh()})
+			}
+		default:
+			if d.old != "" && d.new != "" {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// merge returns the pin e widened by n's endpoints (n wins where both name
+// one; callers merge only what does not conflict).
+func (e Endpoints) merge(n Endpoints) Endpoints {
+	pick := func(a, b string) string {
+		if b != "" {
+			return b
+		}
+		return a
+	}
+	out := Endpoints{
+		Issuer: pick(e.Issuer, n.Issuer), Authorization: pick(e.Authorization, n.Authorization),
+		Token: pick(e.Token, n.Token), DeviceAuthorization: pick(e.DeviceAuthorization, n.DeviceAuthorization),
+		Revocation: pick(e.Revocation, n.Revocation), Agent: pick(e.Agent, n.Agent),
+	}
+	if r := pick(e.refresh(), n.refresh()); r != out.Token {
+		out.Refresh = r
+	}
+	return out
+}
+
+// checkOneOrigin refuses endpoints of one flow taken from a card when they
+// are not all on one origin: a card could otherwise point the
+// authorization URL at a real identity provider and the token, refresh or
+// device URL at the agent's own server, which would then receive the code
+// and the PKCE verifier (or the refresh token). Endpoints from the
+// provider's own metadata are checked by its issuer instead.
+func checkOneOrigin(e Endpoints) error {
+	want := Origin(e.Token)
+	for _, f := range []struct{ name, url string }{
+		{"authorization endpoint", e.Authorization}, {"refresh endpoint", e.Refresh},
+		{"device authorization endpoint", e.DeviceAuthorization}, {"revocation endpoint", e.Revocation},
+	} {
+		if f.url != "" && Origin(f.url) != want {
+			return fmt.Errorf("%w: the %s %s is not on the token endpoint's origin %s", ErrEndpointOrigins, f.name, clip(f.url, 200), want)
+		}
+	}
+	return nil
+}
+
 // IsLoopbackHost reports whether host (no port) names this machine:
 // localhost or a loopback IP.
 func IsLoopbackHost(host string) bool {

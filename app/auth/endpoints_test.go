@@ -139,7 +139,7 @@ func TestEndpointPinning(t *testing.T) {
 		if _, err := m.SignIn(ctx, moved, SignInRequest{AcceptEndpoints: &ce.New}); err != nil {
 			t.Fatalf("SignIn after the user confirmed: %v", err)
 		}
-		if p, _, _ := pins.Pin("p", "corp", FlowDeviceCode); p.Token != idp.base+"/token2" {
+		if p, _, _ := pins.Pin("p"); p.Token != idp.base+"/token2" {
 			t.Errorf("re-pinned to %s", p.Token)
 		}
 		// The agent itself moving elsewhere is flagged as well.

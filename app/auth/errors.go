@@ -34,6 +34,10 @@ var (
 	ErrSecretNotFound = errors.New("auth: no stored secret")
 	// ErrNoKeyring: the OS keyring is not available.
 	ErrNoKeyring = errors.New("auth: no OS keyring available")
+	// ErrEndpointOrigins: the endpoints of one flow are not on one origin
+	// and do not all come from one metadata document of the provider (a
+	// card could otherwise send the code and verifier to its own server).
+	ErrEndpointOrigins = errors.New("auth: the sign-in endpoints are not all on the identity provider's origin")
 	// ErrBadMetadata: identity provider metadata is unusable.
 	ErrBadMetadata = errors.New("auth: the identity provider's metadata is not usable")
 	// ErrProvider matches *ProviderError.
@@ -59,7 +63,7 @@ type EndpointChangedError struct {
 func (e *EndpointChangedError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "auth: the sign-in endpoints of scheme %q changed since you first signed in:", e.Scheme)
-	for _, d := range e.Old.diff(e.New) {
+	for _, d := range e.Old.conflicts(e.New) {
 		fmt.Fprintf(&b, " %s was %s, is now %s;", d.name, orNone(d.old), orNone(d.new))
 	}
 	b.WriteString(" confirm the new endpoints before signing in again")

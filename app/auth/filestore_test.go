@@ -107,18 +107,18 @@ func TestFileStore(t *testing.T) {
 func TestFilePins(t *testing.T) {
 	p := &FilePins{Path: filepath.Join(t.TempDir(), "pins.json")}
 	e := Endpoints{Token: "https://idp/token", Agent: "https://agent:443"}
-	if err := p.SetPin("a", "s", FlowDeviceCode, e); err != nil {
+	if err := p.SetPin("a", e); err != nil {
 		t.Fatal(err)
 	}
 	p2 := &FilePins{Path: p.Path}
-	got, ok, err := p2.Pin("a", "s", FlowDeviceCode)
+	got, ok, err := p2.Pin("a")
 	if err != nil || !ok || !got.Equal(e) {
 		t.Fatalf("Pin = %+v %v %v", got, ok, err)
 	}
 	if err := p2.Forget("a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := p.Pin("a", "s", FlowDeviceCode); ok {
+	if _, ok, _ := p.Pin("a"); ok {
 		t.Error("pin survived Forget")
 	}
 }

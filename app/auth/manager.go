@@ -318,14 +318,16 @@ func (m *Manager) oauthSignIn(ctx context.Context, agent Agent, req SignInReques
 	if err != nil {
 		return err
 	}
-	pinned, ok, err := m.cfg.Pins.Pin(agent.ID, rec.Scheme, rec.Flow)
+	pinned, ok, err := m.cfg.Pins.Pin(agent.ID)
 	if err != nil {
 		return err
 	}
-	if ok && !pinned.Equal(r.ends) {
+	accepted := false
+	if ok && len(pinned.conflicts(r.ends)) > 0 {
 		if req.AcceptEndpoints == nil || !req.AcceptEndpoints.Equal(r.ends) {
 			return &EndpointChangedError{AgentID: agent.ID, Scheme: rec.Scheme, Flow: rec.Flow, Old: pinned, New: r.ends}
 		}
+		accepted = true
 	}
 	rec.Endpoints = r.ends
 	rec.Offered = r.offered
@@ -357,8 +359,12 @@ func (m *Manager) oauthSignIn(ctx context.Context, agent Agent, req SignInReques
 	}
 	rec.Token = tok
 	rec.Granted = grantedScopes(tok, scopes)
-	if !ok || !pinned.Equal(r.ends) {
-		if err := m.cfg.Pins.SetPin(agent.ID, rec.Scheme, rec.Flow, r.ends); err != nil {
+	next := r.ends
+	if ok && !accepted {
+		next = pinned.merge(r.ends) // another flow of the same provider
+	}
+	if !ok || !pinned.Equal(next) {
+		if err := m.cfg.Pins.SetPin(agent.ID, next); err != nil {
 			return err
 		}
 	}
@@ -431,28 +437,52 @@ func (m *Manager) CheckCard(ctx context.Context, agent Agent) error {
 		}
 		return nil
 	}
-	r, err := m.resolve(ctx, agent, rec.Scheme, rec.Flow)
-	if err != nil {
-		return err
+	if agent.Card == nil {
+		return nil
 	}
-	pinned, ok, err := m.cfg.Pins.Pin(agent.ID, rec.Scheme, rec.Flow)
+	pinned, ok, err := m.cfg.Pins.Pin(agent.ID)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		pinned = rec.Endpoints
 	}
-	if !pinned.Equal(r.ends) {
-		return &EndpointChangedError{AgentID: agent.ID, Scheme: rec.Scheme, Flow: rec.Flow, Old: pinned, New: r.ends}
+	// The scheme signed in with, or, when the card renamed it, every
+	// scheme offering the same flow: a rename does not make a moved
+	// endpoint new.
+	schemes := []string{rec.Scheme}
+	if _, ok := agent.Card.SecuritySchemes[rec.Scheme]; !ok {
+		schemes = schemes[:0]
+		for _, o := range Options(agent.Card) {
+			if o.Flow == rec.Flow {
+				schemes = append(schemes, o.Scheme)
+			}
+		}
+		if len(schemes) == 0 {
+			schemes = []string{rec.Scheme}
+		}
 	}
-	return nil
+	var first error
+	for _, scheme := range schemes {
+		r, err := m.resolve(ctx, agent, scheme, rec.Flow)
+		if err == nil && len(pinned.conflicts(r.ends)) == 0 {
+			return nil
+		}
+		if err == nil {
+			err = &EndpointChangedError{AgentID: agent.ID, Scheme: scheme, Flow: rec.Flow, Old: pinned, New: r.ends}
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // ConfirmEndpoints re-pins after the user accepted moved endpoints. The
 // stored credential is signed out (it was issued by the old provider);
 // sign in again to use the new endpoints.
 func (m *Manager) ConfirmEndpoints(ctx context.Context, agentID string, changed *EndpointChangedError) error {
-	if err := m.cfg.Pins.SetPin(agentID, changed.Scheme, changed.Flow, changed.New); err != nil {
+	if err := m.cfg.Pins.SetPin(agentID, changed.New); err != nil {
 		return err
 	}
 	_, err := m.SignOut(ctx, agentID)

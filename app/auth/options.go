@@ -172,7 +172,8 @@ type resolved struct {
 
 // resolve finds the endpoints of scheme's flow: from the identity
 // provider's metadata when the card points to it (OpenID Connect discovery,
-// RFC 8414 oauth2MetadataUrl), else from the card's flow URLs. Every
+// RFC 8414 oauth2MetadataUrl), all of them, else from the card's flow URLs,
+// which must then all be on one origin (ErrEndpointOrigins). Every
 // endpoint must be https unless it is on this machine.
 func (m *Manager) resolve(ctx context.Context, agent Agent, scheme string, flow Flow) (*resolved, error) {
 	s, ok := agent.Card.SecuritySchemes[scheme]
@@ -197,19 +198,23 @@ func (m *Manager) resolve(ctx context.Context, agent Agent, scheme string, flow 
 		if f == nil {
 			return nil, fmt.Errorf("%w: %s has no %s flow", ErrUnsupportedFlow, clip(scheme, 100), flow)
 		}
-		r.ends.Authorization, r.ends.Token, r.ends.DeviceAuthorization = f.AuthorizationURL, f.TokenURL, f.DeviceAuthorizationURL
-		if f.RefreshURL != "" && f.RefreshURL != f.TokenURL {
-			r.ends.Refresh = f.RefreshURL
-		}
 		for k := range f.Scopes {
 			r.offered = append(r.offered, k)
 		}
 		if s.OAuth2.OAuth2MetadataURL != "" {
+			// The provider's metadata names every endpoint; the card's
+			// flow URLs do not count (not even to fill a gap), so all
+			// endpoints come from one document whose issuer was checked.
 			meta, err := FetchMetadata(ctx, m.cfg.HTTPClient, s.OAuth2.OAuth2MetadataURL)
 			if err != nil {
 				return nil, err
 			}
 			r.apply(meta)
+			break
+		}
+		r.ends.Authorization, r.ends.Token, r.ends.DeviceAuthorization = f.AuthorizationURL, f.TokenURL, f.DeviceAuthorizationURL
+		if f.RefreshURL != "" && f.RefreshURL != f.TokenURL {
+			r.ends.Refresh = f.RefreshURL
 		}
 	case s.OpenIDConnect != nil:
 		if flow != FlowAuthorizationCode && flow != FlowDeviceCode {
@@ -246,25 +251,25 @@ func (m *Manager) resolve(ctx context.Context, agent Agent, scheme string, flow 
 	if err := checkEndpoints(r.ends); err != nil {
 		return nil, err
 	}
+	if r.meta == nil {
+		if err := checkOneOrigin(r.ends); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
-// apply takes the endpoints from the provider's own metadata, which win
-// over the card's flow URLs.
+// apply takes every endpoint from the provider's own metadata (whose
+// issuer FetchMetadata checked against its URL); refreshes go to its token
+// endpoint.
 func (r *resolved) apply(meta *Metadata) {
 	r.meta = meta
 	r.ends.Issuer = meta.Issuer
-	if meta.AuthorizationEndpoint != "" {
-		r.ends.Authorization = meta.AuthorizationEndpoint
-	}
+	r.ends.Authorization = meta.AuthorizationEndpoint
 	r.ends.Token = meta.TokenEndpoint
-	if meta.DeviceAuthorizationEndpoint != "" {
-		r.ends.DeviceAuthorization = meta.DeviceAuthorizationEndpoint
-	}
+	r.ends.DeviceAuthorization = meta.DeviceAuthorizationEndpoint
 	r.ends.Revocation = meta.RevocationEndpoint
-	if r.ends.Refresh == r.ends.Token {
-		r.ends.Refresh = ""
-	}
+	r.ends.Refresh = ""
 	r.offered = union(r.offered, meta.ScopesSupported)
 }
 

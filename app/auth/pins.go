@@ -7,23 +7,24 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 )
 
-// PinStore remembers, per agent, scheme and flow, the identity provider
-// endpoints in use at first sign-in. Pins are not secret (they are URLs) and
-// outlive sign-out on purpose: signing out and in again must not be a way
-// around a moved endpoint. Forget them when the agent is removed.
+// PinStore remembers, per agent, the identity provider endpoints in use at
+// first sign-in. The key is the agent alone, not the scheme's name or the
+// flow: a card that renames its scheme, or offers another flow, must not get
+// a fresh pin (and so no "endpoints changed" warning). A pin holds the union
+// of the endpoints of the flows signed in with (Endpoints.conflicts says
+// what counts as a change). Pins are not secret (they are URLs) and outlive
+// sign-out on purpose: signing out and in again must not be a way around a
+// moved endpoint. Forget them when the agent is removed.
 type PinStore interface {
-	Pin(agentID, scheme string, flow Flow) (Endpoints, bool, error)
-	SetPin(agentID, scheme string, flow Flow, e Endpoints) error
-	// Forget removes every pin of the agent.
+	Pin(agentID string) (Endpoints, bool, error)
+	SetPin(agentID string, e Endpoints) error
+	// Forget removes the agent's pin.
 	Forget(agentID string) error
-}
-
-func pinKey(agentID, scheme string, flow Flow) string {
-	return agentID + "\x00" + scheme + "\x00" + string(flow)
 }
 
 // MemoryPins is a PinStore in memory (tests, or a session that must not
@@ -34,21 +35,21 @@ type MemoryPins struct {
 }
 
 // Pin implements PinStore.
-func (p *MemoryPins) Pin(agentID, scheme string, flow Flow) (Endpoints, bool, error) {
+func (p *MemoryPins) Pin(agentID string) (Endpoints, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	e, ok := p.m[pinKey(agentID, scheme, flow)]
+	e, ok := p.m[agentID]
 	return e, ok, nil
 }
 
 // SetPin implements PinStore.
-func (p *MemoryPins) SetPin(agentID, scheme string, flow Flow, e Endpoints) error {
+func (p *MemoryPins) SetPin(agentID string, e Endpoints) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.m == nil {
 		p.m = map[string]Endpoints{}
 	}
-	p.m[pinKey(agentID, scheme, flow)] = e
+	p.m[agentID] = e
 	return nil
 }
 
@@ -56,15 +57,13 @@ func (p *MemoryPins) SetPin(agentID, scheme string, flow Flow, e Endpoints) erro
 func (p *MemoryPins) Forget(agentID string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for k := range p.m {
-		if strings.HasPrefix(k, agentID+"\x00") {
-			delete(p.m, k)
-		}
-	}
+	delete(p.m, agentID)
 	return nil
 }
 
-// FilePins is a PinStore in one JSON file (0600, written atomically).
+// FilePins is a PinStore in one JSON file (0600, written atomically), keyed
+// by agent id. Files of earlier versions, keyed by agent, scheme and flow
+// ("agent\x00scheme\x00flow"), are migrated when read (see migratePins).
 type FilePins struct {
 	Path string
 	mu   sync.Mutex
@@ -82,7 +81,53 @@ func (p *FilePins) load() (map[string]Endpoints, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("auth: pins %s: %w", p.Path, err)
 	}
-	return m, nil
+	return migratePins(m), nil
+}
+
+// migratePins turns pins keyed by agent, scheme and flow into pins keyed
+// by agent: an agent's old pins are merged when they agree; when they
+// conflict (two schemes at two providers), the authorization-code flow's
+// pin is kept, else the first in key order, so that signing in with any
+// other is flagged as a change (the safe direction: the user is asked).
+func migratePins(m map[string]Endpoints) map[string]Endpoints {
+	var old []string
+	for k := range m {
+		if strings.Contains(k, "\x00") {
+			old = append(old, k)
+		}
+	}
+	if len(old) == 0 {
+		return m
+	}
+	rank := func(k string) int {
+		if strings.HasSuffix(k, "\x00"+string(FlowAuthorizationCode)) {
+			return 0
+		}
+		return 1
+	}
+	sort.Slice(old, func(i, j int) bool {
+		if ri, rj := rank(old[i]), rank(old[j]); ri != rj {
+			return ri < rj
+		}
+		return old[i] < old[j]
+	})
+	out := map[string]Endpoints{}
+	for k, e := range m {
+		if !strings.Contains(k, "\x00") {
+			out[k] = e
+		}
+	}
+	for _, k := range old {
+		agent, _, _ := strings.Cut(k, "\x00")
+		cur, ok := out[agent]
+		switch {
+		case !ok:
+			out[agent] = m[k]
+		case len(cur.conflicts(m[k])) == 0:
+			out[agent] = cur.merge(m[k])
+		}
+	}
+	return out
 }
 
 func (p *FilePins) save(m map[string]Endpoints) error {
@@ -111,26 +156,26 @@ func (p *FilePins) save(m map[string]Endpoints) error {
 }
 
 // Pin implements PinStore.
-func (p *FilePins) Pin(agentID, scheme string, flow Flow) (Endpoints, bool, error) {
+func (p *FilePins) Pin(agentID string) (Endpoints, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m, err := p.load()
 	if err != nil {
 		return Endpoints{}, false, err
 	}
-	e, ok := m[pinKey(agentID, scheme, flow)]
+	e, ok := m[agentID]
 	return e, ok, nil
 }
 
 // SetPin implements PinStore.
-func (p *FilePins) SetPin(agentID, scheme string, flow Flow, e Endpoints) error {
+func (p *FilePins) SetPin(agentID string, e Endpoints) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m, err := p.load()
 	if err != nil {
 		return err
 	}
-	m[pinKey(agentID, scheme, flow)] = e
+	m[agentID] = e
 	return p.save(m)
 }
 
@@ -142,10 +187,6 @@ func (p *FilePins) Forget(agentID string) error {
 	if err != nil {
 		return err
 	}
-	for k := range m {
-		if strings.HasPrefix(k, agentID+"\x00") {
-			delete(m, k)
-		}
-	}
+	delete(m, agentID)
 	return p.save(m)
 }

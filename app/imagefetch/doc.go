@@ -24,6 +24,20 @@
 //     first (image.DecodeConfig) so that an image claiming more than
 //     MaxPixels (40 million) pixels is refused before any pixel is
 //     allocated (ErrTooManyPixels, which is also ErrTooLarge).
+//   - Memory: an image whose decoded size (pixels × the bytes per pixel of
+//     the type the decoder produces: 8 for 16-bit RGBA) is over
+//     MaxDecodedBytes (128 MiB) is refused from its header
+//     (ErrTooManyPixels); Bytes gives a decoded image's true size for
+//     caches. At most MaxConcurrentDecodes (2) decodes run at once in the
+//     process; DecodeContext gives up waiting when its context ends.
+//   - Hosts: with Fetcher.Agent set, http(s) images load by themselves
+//     only from the agent's origin; other hosts need Fetcher.Approved (a
+//     click naming the host), else *HostError (ErrNeedsApproval).
+//   - Addresses: a fetch never connects to a loopback, private,
+//     link-local, unspecified, multicast or reserved address
+//     (ErrAddressRefused), checked after DNS resolution at dial time (a
+//     net.Dialer Control hook), so on every redirect and against DNS
+//     rebinding; loopback is allowed when Agent is itself on this machine.
 //
 // A Fetcher's fields may lower these limits (tests do); values of zero, or
 // above the package limits, mean the package limits.

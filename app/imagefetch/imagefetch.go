@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	_ "image/gif"  // decoder
 	_ "image/jpeg" // decoder
 	_ "image/png"  // decoder
@@ -25,6 +26,13 @@ const (
 	Timeout      = 10 * time.Second
 	MaxRedirects = 5
 	MaxPixels    = 40_000_000
+	// MaxDecodedBytes bounds the memory of one decoded image, counted with
+	// the bytes per pixel of the type the decoder will produce (a 16-bit
+	// PNG takes 8 bytes a pixel, a grey one 1).
+	MaxDecodedBytes = 128 << 20
+	// MaxConcurrentDecodes is how many images are decoded at once in the
+	// whole process.
+	MaxConcurrentDecodes = 2
 )
 
 // Errors of fetching and decoding (wrapped; test with errors.Is).
@@ -69,6 +77,24 @@ type Fetcher struct {
 	MaxBytes  int64
 	Timeout   time.Duration
 	MaxPixels int
+
+	// Agent is the URL of the agent whose images these are. When set,
+	// http(s) images load by themselves only from its origin; another
+	// host needs Approved (else a *HostError naming the host, for a
+	// "Load" button). Whatever Agent is, a fetch never connects to a
+	// loopback, private, link-local or otherwise non-public address
+	// (ErrAddressRefused), checked at dial time, unless Agent is itself
+	// on this machine (then loopback is allowed). A Client given above
+	// keeps its own transport and so skips the address check (tests).
+	Agent string
+	// Approved reports whether the user allowed images from host (lower
+	// case, no port).
+	Approved func(host string) bool
+	// Resolver resolves host names; nil means the system's. The address
+	// check applies to whatever it returns.
+	Resolver *net.Resolver
+
+	allowAddr func(address string) bool // tests: addresses treated as public
 }
 
 func (f *Fetcher) maxBytes() int64 {
@@ -105,13 +131,18 @@ func CheckRedirect(req *http.Request, via []*http.Request) error {
 }
 
 func (f *Fetcher) client() *http.Client {
+	var c http.Client
 	if f == nil || f.Client == nil {
-		return &http.Client{Timeout: f.timeout(), CheckRedirect: CheckRedirect}
+		c.Transport = f.transport()
+	} else {
+		c = *f.Client
 	}
-	c := *f.Client
 	own := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if err := CheckRedirect(req, via); err != nil {
+			return err
+		}
+		if err := f.allowedHost(req.URL); err != nil {
 			return err
 		}
 		if own != nil {
@@ -148,6 +179,9 @@ func (f *Fetcher) Load(ctx context.Context, rawURL string) (image.Image, error) 
 // Fetch returns the bytes of an http(s) or data: image URL within the
 // limits, or an error wrapping one of the Err sentinels.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) ([]byte, error) {
+	if f == nil {
+		f = &Fetcher{}
+	}
 	raw := strings.TrimSpace(rawURL)
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -162,6 +196,9 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) ([]byte, error) {
 		return nil, fmt.Errorf("%w (no scheme)", ErrScheme)
 	default:
 		return nil, fmt.Errorf("%w (not %q)", ErrScheme, u.Scheme)
+	}
+	if err := f.allowedHost(u); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.timeout())
 	defer cancel()
@@ -199,8 +236,11 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) ([]byte, error) {
 // netError classifies a failed request or body read.
 func netError(ctx context.Context, u *url.URL, err error) error {
 	var ne net.Error
-	if errors.Is(err, ErrScheme) || errors.Is(err, ErrFetch) {
+	if errors.Is(err, ErrScheme) || errors.Is(err, ErrFetch) || errors.Is(err, ErrNeedsApproval) {
 		return err
+	}
+	if errors.Is(err, ErrAddressRefused) {
+		return fmt.Errorf("%w (%s)", ErrAddressRefused, u.Hostname())
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		return fmt.Errorf("%w: from %s", ErrTimeout, u.Hostname())
@@ -248,9 +288,25 @@ func decodeDataURL(raw string, max int64) ([]byte, error) {
 	return data, nil
 }
 
-// Decode decodes PNG, JPEG or GIF data within the byte and pixel limits,
-// reading the header first so that a pixel bomb is refused unallocated.
+// decodeSlots bounds the decodes running at once in the process (the chat
+// and the A2UI renderer share it): each may hold up to MaxDecodedBytes.
+// Package-level on purpose: a per-Fetcher bound would not bound the sum.
+var decodeSlots = make(chan struct{}, MaxConcurrentDecodes)
+
+// decodeEnter is a test hook run while a decode holds its slot.
+var decodeEnter func()
+
+// Decode decodes PNG, JPEG or GIF data within the limits (see
+// DecodeContext), without a deadline for its turn.
 func (f *Fetcher) Decode(data []byte) (image.Image, error) {
+	return f.DecodeContext(context.Background(), data)
+}
+
+// DecodeContext decodes PNG, JPEG or GIF data within the byte, pixel and
+// decoded-memory limits, reading the header first (image.DecodeConfig) so
+// that a bomb is refused before any pixel is allocated. At most
+// MaxConcurrentDecodes run at once; waiting for a turn ends with ctx.
+func (f *Fetcher) DecodeContext(ctx context.Context, data []byte) (image.Image, error) {
 	if max := f.maxBytes(); int64(len(data)) > max {
 		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), max)
 	}
@@ -261,9 +317,77 @@ func (f *Fetcher) Decode(data []byte) (image.Image, error) {
 	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > f.maxPixels() {
 		return nil, fmt.Errorf("%w: %d×%d pixels, at most %d", ErrTooManyPixels, cfg.Width, cfg.Height, f.maxPixels())
 	}
+	if need := int64(cfg.Width) * int64(cfg.Height) * int64(bytesPerPixel(cfg.ColorModel)); need > MaxDecodedBytes {
+		return nil, fmt.Errorf("%w: %d×%d pixels would take %d MB decoded, at most %d MB", ErrTooManyPixels, cfg.Width, cfg.Height, need>>20, MaxDecodedBytes>>20)
+	}
+	select {
+	case decodeSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: waiting to decode: %w", ErrTimeout, ctx.Err())
+	}
+	defer func() { <-decodeSlots }()
+	if decodeEnter != nil {
+		decodeEnter()
+	}
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotImage, err)
 	}
 	return img, nil
+}
+
+// bytesPerPixel is what the decoder's image type for cm takes a pixel
+// (the largest when the model does not say).
+func bytesPerPixel(cm color.Model) int {
+	switch cm {
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8
+	case color.RGBAModel, color.NRGBAModel, color.CMYKModel, color.NYCbCrAModel:
+		return 4
+	case color.YCbCrModel:
+		return 3
+	case color.Gray16Model, color.Alpha16Model:
+		return 2
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	}
+	if _, ok := cm.(color.Palette); ok {
+		return 1
+	}
+	return 8
+}
+
+// Bytes is the memory an image's pixels take, from its concrete type
+// (what a cache should count; not 4 bytes a pixel whatever the format).
+func Bytes(img image.Image) int {
+	switch m := img.(type) {
+	case *image.RGBA:
+		return len(m.Pix)
+	case *image.NRGBA:
+		return len(m.Pix)
+	case *image.RGBA64:
+		return len(m.Pix)
+	case *image.NRGBA64:
+		return len(m.Pix)
+	case *image.Gray:
+		return len(m.Pix)
+	case *image.Gray16:
+		return len(m.Pix)
+	case *image.Alpha:
+		return len(m.Pix)
+	case *image.Alpha16:
+		return len(m.Pix)
+	case *image.CMYK:
+		return len(m.Pix)
+	case *image.Paletted:
+		return len(m.Pix) + 4*len(m.Palette)
+	case *image.NYCbCrA:
+		return len(m.Y) + len(m.Cb) + len(m.Cr) + len(m.A)
+	case *image.YCbCr:
+		return len(m.Y) + len(m.Cb) + len(m.Cr)
+	case nil:
+		return 0
+	}
+	b := img.Bounds()
+	return b.Dx() * b.Dy() * 8
 }

@@ -115,8 +115,8 @@ func TestImageFetch(t *testing.T) {
 	small := pngOf(t, 4, 3)
 	srv := imageServer(t, small)
 	b64 := base64.StdEncoding.EncodeToString(small)
-	quick := &Fetcher{Timeout: 300 * time.Millisecond}
-	tiny := &Fetcher{MaxBytes: 1024}
+	quick := &Fetcher{Agent: srv.URL, Timeout: 300 * time.Millisecond}
+	tiny := &Fetcher{Agent: srv.URL, MaxBytes: 1024}
 	tests := []struct {
 		name    string
 		f       *Fetcher
@@ -134,7 +134,7 @@ func TestImageFetch(t *testing.T) {
 
 		{"declared too large", nil, srv.URL + "/declared-big.png", ErrTooLarge},
 		{"streamed over 10 MB", nil, srv.URL + "/streamed-big.png", ErrTooLarge},
-		{"MaxBytes above the cap", &Fetcher{MaxBytes: 1 << 40}, srv.URL + "/streamed-big.png", ErrTooLarge},
+		{"MaxBytes above the cap", &Fetcher{Agent: srv.URL, MaxBytes: 1 << 40}, srv.URL + "/streamed-big.png", ErrTooLarge},
 		{"lowered MaxBytes", tiny, srv.URL + "/streamed-big.png", ErrTooLarge},
 		{"data too large", tiny, "data:image/png;base64," + base64.StdEncoding.EncodeToString(make([]byte, 2048)), ErrTooLarge},
 		{"data over 10 MB", nil, "data:image/png;base64," + base64.StdEncoding.EncodeToString(make([]byte, MaxBytes+1)), ErrTooLarge},
@@ -158,7 +158,7 @@ func TestImageFetch(t *testing.T) {
 		{"no scheme", nil, "/ok.png", ErrScheme},
 		{"redirect to file", nil, srv.URL + "/to-file", ErrScheme},
 		{"redirect to ftp", nil, srv.URL + "/to-ftp", ErrScheme},
-		{"redirect to file, own client", &Fetcher{Client: &http.Client{}}, srv.URL + "/to-file", ErrScheme},
+		{"redirect to file, own client", &Fetcher{Agent: srv.URL, Client: &http.Client{}}, srv.URL + "/to-file", ErrScheme},
 		{"invalid", nil, "http://[::1", ErrInvalidURL},
 	}
 	for _, tt := range tests {
@@ -166,7 +166,7 @@ func TestImageFetch(t *testing.T) {
 			var data []byte
 			var err error
 			if tt.f == nil {
-				data, err = Fetch(context.Background(), tt.url)
+				data, err = (&Fetcher{Agent: srv.URL}).Fetch(context.Background(), tt.url)
 			} else {
 				data, err = tt.f.Fetch(context.Background(), tt.url)
 			}
@@ -185,7 +185,7 @@ func TestImageFetch(t *testing.T) {
 
 func TestImageFetchStatusError(t *testing.T) {
 	srv := imageServer(t, nil)
-	_, err := Fetch(context.Background(), srv.URL+"/nothing.png")
+	_, err := (&Fetcher{Agent: srv.URL}).Fetch(context.Background(), srv.URL+"/nothing.png")
 	var se *StatusError
 	if !errors.As(err, &se) || se.Code != http.StatusNotFound || se.Host != "127.0.0.1" || !strings.Contains(se.Status, "404") {
 		t.Fatalf("err %#v", err)
@@ -202,7 +202,7 @@ func TestImageFetchTLSWithOwnClient(t *testing.T) {
 		_, _ = w.Write(small)
 	}))
 	defer srv.Close()
-	f := &Fetcher{Client: srv.Client()}
+	f := &Fetcher{Agent: srv.URL, Client: srv.Client()}
 	if data, err := f.Fetch(context.Background(), srv.URL+"/a.png"); err != nil || !bytes.Equal(data, small) {
 		t.Fatalf("%d bytes, err %v", len(data), err)
 	}
@@ -276,7 +276,7 @@ func TestImageLoad(t *testing.T) {
 		_, _ = w.Write(small)
 	}))
 	defer srv.Close()
-	var f Fetcher
+	f := Fetcher{Agent: srv.URL}
 	if img, err := f.Load(context.Background(), srv.URL+"/a.png"); err != nil || img.Bounds().Dx() != 8 {
 		t.Fatalf("load: %v %v", img, err)
 	}
