@@ -20,8 +20,8 @@ import (
 	"github.com/pion/webrtc/v4"
 
 	"aimdesk/media/audio"
-	"aimdesk/media/audio/jitter"
 	"aimdesk/media/audio/apm"
+	"aimdesk/media/audio/jitter"
 	"aimdesk/media/lkroom"
 	"aimdesk/media/video"
 )
@@ -58,7 +58,7 @@ type Call struct {
 	micPub    *lksdk.LocalTrackPublication
 	mixer     *audio.Mixer
 	playback  *audio.Playback
-	clock     *audio.Clock // pulls the mixer while there is no playback device
+	clock     *audio.Clock   // pulls the mixer while there is no playback device
 	echo      *apm.Processor // nil: no echo canceller (see setupEcho)
 	echoErr   error          // why there is none, when it failed
 	farEnd    *audio.Ring    // what the mixer plays, for echo

@@ -42,7 +42,7 @@ type checker struct {
 	keyframes int
 	onPCM     func(pcm []int16, at time.Time)
 	seq       seqCounter // RTP sequence numbers of the engine's audio
-	countOnly bool // count audio packets without decoding them (CPU figures)
+	countOnly bool       // count audio packets without decoding them (CPU figures)
 	tone      *lkmedia.PCMLocalTrack
 	stopTone  chan struct{}
 }
