@@ -495,10 +495,34 @@ func (c *voiceCall) heard(since time.Time) []string {
 // user's words back about a second after they stopped.
 func TestVoiceBenchBargeIn(t *testing.T) {
 	speech := loadSpeech(t)
-	m := newMic(speech, false, 0, 0)
-	c := startCall(t, m, media.HalfDuplexOff)
+	for _, tc := range []struct {
+		name, figure string
+		mic          *mic
+		mode         media.HalfDuplexMode
+	}{
+		// a headset: the microphone hears the user only
+		{"headset", "barge_in", newMic(speech, false, 0, 0), media.HalfDuplexOff},
+		// a laptop's speakers and microphone: the microphone hears the
+		// agent's voice back (120 ms, -6 dB) as well as the user; the
+		// engine's default echo handling (the echo canceller) must keep
+		// the agent from hearing itself, and let the user through
+		{"speakers with echo", "barge_in_echo", newMic(speech, true, 120*time.Millisecond, -6), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) { bargeIn(t, speech, tc.mic, tc.mode, tc.figure) })
+	}
+}
+
+func bargeIn(t *testing.T, speech []int16, m *mic, mode media.HalfDuplexMode, figure string) {
+	c := startCall(t, m, mode)
 	// The greeting plays for 4 s: speak over it once it is well audible.
 	c.waitAgentSpeech(300 * time.Millisecond)
+	if m.echo {
+		// the echo alone, for a second, must not interrupt the agent
+		time.Sleep(time.Second)
+		if l := c.session.first(time.Time{}, "", "agent: (interrupted"); l != nil {
+			t.Fatalf("the agent interrupted itself on its own echo: %q", c.session.texts(time.Time{}))
+		}
+	}
 	m.speak()
 	c.wait("the user's first voiced frame", 5*time.Second, func() bool { return !m.firstVoicedAt().IsZero() })
 	t0 := m.firstVoicedAt()
@@ -514,8 +538,8 @@ func TestVoiceBenchBargeIn(t *testing.T) {
 	if !quiet.IsZero() {
 		audioAfter = quiet.Sub(t0) + 10*time.Millisecond // to the end of that 10 ms block
 	}
-	fmt.Printf("voice: barge_in_state %.0f ms\n", float64(stateAfter)/float64(time.Millisecond))
-	fmt.Printf("voice: barge_in_audio_stop %.0f ms\n", float64(audioAfter)/float64(time.Millisecond))
+	fmt.Printf("voice: %s_state %.0f ms\n", figure, float64(stateAfter)/float64(time.Millisecond))
+	fmt.Printf("voice: %s_audio_stop %.0f ms\n", figure, float64(audioAfter)/float64(time.Millisecond))
 	if c.session.first(t0, "", "agent: (interrupted: you spoke)") == nil {
 		t.Errorf("no interruption noted: %q", c.session.texts(t0))
 	}
