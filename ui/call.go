@@ -252,53 +252,55 @@ type callWindow struct {
 	fillingDevs    bool
 
 	// widgets of the call
-	root         *fyne.Container
-	shareBar     *fyne.Container
-	shareLabel   *canvas.Text
-	connBar      *fyne.Container
-	connText     *canvas.Text
-	connBg       *canvas.Rectangle
-	agentBar     *fyne.Container
-	agentText    *canvas.Text
-	deviceRow    *fyne.Container
-	micSel       *widget.Select
-	spkSel       *widget.Select
-	reqBar       *fyne.Container
-	reqText      *widget.Label
-	opBar        *fyne.Container
-	opText       *widget.Label
-	title        *widget.Label
-	stateLabel   *widget.Label
-	connLabel    *widget.Label
-	viz          *voiceViz
-	micMeter     *levelMeter
-	transcript   *fyne.Container
-	tscroll      *container.Scroll
-	entry        *callEntry
-	sendBtn      *widget.Button
-	pointPanel   *fyne.Container
-	preview      *screenSelect
-	noteEntry    *widget.Entry
-	muteBtn      *widget.Button
-	pttBtn       *widget.Button
-	talkBtn      *holdButton
-	cameraBtn    *widget.Button
-	shareBtn     *widget.Button
-	interruptBtn *widget.Button
-	endBtn       *widget.Button
-	duplexNote   *widget.Label
-	statsBtn     *widget.Button // shows or hides statsPanel
-	statsPanel   *fyne.Container
-	statsValues  map[string]*widget.Label // by figure name (statsFigures)
-	status       *widget.Label
-	picker       *widget.PopUp
-	pickerShare  *widget.Button
-	pickerRadio  *widget.RadioGroup
-	confirmEnd   dialog.Dialog
-	previewStop  context.CancelFunc
-	allowOnce    *widget.Button
-	allowSession *widget.Button
-	denyBtn      *widget.Button
+	root          *fyne.Container
+	shareBar      *fyne.Container
+	shareLabel    *canvas.Text
+	connBar       *fyne.Container
+	connText      *canvas.Text
+	connBg        *canvas.Rectangle
+	agentBar      *fyne.Container
+	agentText     *canvas.Text
+	deviceRow     *fyne.Container
+	micSel        *widget.Select
+	spkSel        *widget.Select
+	reqBar        *fyne.Container
+	reqText       *widget.Label
+	opBar         *fyne.Container
+	opText        *widget.Label
+	title         *widget.Label
+	stateLabel    *widget.Label
+	connLabel     *widget.Label
+	viz           *voiceViz
+	micMeter      *levelMeter
+	transcript    *fyne.Container
+	tscroll       *container.Scroll
+	entry         *callEntry
+	sendBtn       *widget.Button
+	pointPanel    *fyne.Container
+	preview       *screenSelect
+	noteEntry     *widget.Entry
+	muteBtn       *widget.Button
+	pttBtn        *widget.Button
+	talkBtn       *holdButton
+	cameraBtn     *widget.Button
+	shareBtn      *widget.Button
+	interruptBtn  *widget.Button
+	endBtn        *widget.Button
+	duplexNote    *widget.Label
+	statsBtn      *widget.Button // shows or hides statsPanel
+	statsPanel    *fyne.Container
+	statsValues   map[string]*widget.Label // by figure name (statsFigures)
+	status        *widget.Label
+	picker        *widget.PopUp
+	pickerShare   *widget.Button
+	pickerRadio   *widget.RadioGroup
+	confirmEnd    dialog.Dialog
+	previewStop   context.CancelFunc
+	consentGen    int           // bumped for each media request shown (armConsent)
+	cameraConfirm dialog.Dialog // the camera preview shown before the camera is shared
+	allowOnce     *widget.Button
+	allowSession  *widget.Button
+	denyBtn       *widget.Button
 }
 
 func newCallWindow(m *callManager, a app.Agent) *callWindow {

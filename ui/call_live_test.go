@@ -341,6 +341,7 @@ func TestCallLive(t *testing.T) {
 		if !strings.Contains(cw.reqText.Text, "The agent asks to see your screen") {
 			t.Fatalf("prompt: %q", cw.reqText.Text)
 		}
+		h.waitFor("Allow once to arm", func() bool { return !cw.allowOnce.Disabled() })
 		test.Tap(cw.allowOnce)
 		h.waitFor("media.decide", func() bool { return len(h.sentOf(aim.MediaDecide, "")) == 1 })
 		var p aim.MediaDecidePayload
@@ -477,6 +478,7 @@ func TestCallScreenshot(t *testing.T) {
 	cw := h.open()
 	h.join(cw)
 	h.waitFor("the agent's screen request", func() bool { return cw.reqBar.Visible() })
+	h.waitFor("Allow for this call to arm", func() bool { return !cw.allowSession.Disabled() })
 	test.Tap(cw.allowSession)
 	h.waitFor("the screen picker", func() bool { return cw.picker != nil && cw.picker.Visible() })
 	test.Tap(cw.pickerShare)

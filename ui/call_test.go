@@ -105,6 +105,7 @@ type fakeMedia struct {
 	// switchErr when set.
 	mics, speakers []string
 	switchErr      error
+	cameraStarts   int
 }
 
 func newFakeMedia(p media.JoinParams) *fakeMedia {
@@ -182,8 +183,15 @@ func (m *fakeMedia) StopScreen(context.Context) error {
 	return m.local(func(l *media.LocalTracks) { l.Screen = media.VideoState{} })
 }
 
-func (m *fakeMedia) StartCamera(context.Context, media.CameraOptions) error { return media.ErrNoCamera }
-func (m *fakeMedia) StopCamera(context.Context) error                       { return nil }
+// StartCamera counts calls and fails: the fake has no camera device (this
+// machine has none), which is what the call window then shows.
+func (m *fakeMedia) StartCamera(context.Context, media.CameraOptions) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.cameraStarts++
+	return media.ErrNoCamera
+}
+func (m *fakeMedia) StopCamera(context.Context) error { return nil }
 
 func (m *fakeMedia) SwitchMic(_ context.Context, id string) error {
 	m.mu.Lock()
@@ -667,6 +675,7 @@ func TestCallInCallGolden(t *testing.T) {
 		Reason: "So that I can see what you are working on", State: aim.MediaPending,
 	}}
 	h.waitFor("the request", func() bool { return cw.reqBar.Visible() && len(cw.lines) == 1 })
+	h.waitFor("the allow buttons to arm", func() bool { return !cw.allowOnce.Disabled() })
 	cw.status.Hide()
 	test.AssertObjectRendersToMarkup(t, "call_incall.xml", cw.root)
 }
@@ -839,5 +848,43 @@ func TestCallPrejoinFullDuplexWithEchoCanceller(t *testing.T) {
 	p.halfDuplex.SetChecked(true) // the user asks for half-duplex anyway
 	if p.echoNote.Text != callEchoHalfDuplex || !p.choices().HalfDuplex {
 		t.Fatalf("after ticking half-duplex: note %q, choices %+v", p.echoNote.Text, p.choices())
+	}
+}
+
+// TestAttackConsentBarClickedByAccident: the agent's camera/screen request
+// appeared where "Review…" was and was armed at once, so a click meant for
+// something else could allow it. Now the allow buttons arm after 1 s (as
+// Approve does), Deny sits where a stray click lands, and the camera's
+// picture is shown before the camera is shared.
+func TestAttackConsentBarClickedByAccident(t *testing.T) {
+	devs := nullDevices()
+	devs.Cameras = []media.Device{{ID: "c1", Name: "Fake camera (no camera device on this machine)", Kind: media.DeviceCamera, Default: true}}
+	e := &fakeEngine{devs: devs, caps: media.Capabilities{Audio: true, Camera: true}}
+	h := newFakeCallHarness(t, e)
+	s := h.joinFake(nil)
+	cw := h.cw
+	s.events <- aim.Event{Name: aim.EventMediaRequested, MediaRequest: &aim.MediaRequest{RequestID: "r1", Source: aim.SourceCamera, State: aim.MediaPending}}
+	h.waitFor("the request", func() bool { return cw.reqBar.Visible() && cw.request != nil })
+	test.Tap(cw.allowOnce) // the stray click, at once
+	test.Tap(cw.allowSession)
+	if slices.Contains(s.sentTypes(), aim.MediaDecide) {
+		t.Fatal("a click in the first second allowed the request")
+	}
+	if cw.denyBtn.Disabled() || !cw.allowOnce.Disabled() || !strings.Contains(cw.allowOnce.Text, " s)") {
+		t.Fatalf("deny disabled %v, allow %q disabled %v", cw.denyBtn.Disabled(), cw.allowOnce.Text, cw.allowOnce.Disabled())
+	}
+	if cw.denyBtn.Position().X <= cw.allowSession.Position().X {
+		t.Errorf("Deny is not on the right of the allow buttons")
+	}
+	h.waitFor("the allow buttons to arm", func() bool { return !cw.allowOnce.Disabled() && cw.allowOnce.Text == "Allow once" })
+	test.Tap(cw.allowOnce)
+	h.waitFor("media.decide", func() bool { return slices.Contains(s.sentTypes(), aim.MediaDecide) })
+	h.waitFor("the camera preview", func() bool { return cw.cameraConfirm != nil })
+	fm := e.joined
+	fm.mu.Lock()
+	started := fm.cameraStarts
+	fm.mu.Unlock()
+	if started != 0 {
+		t.Fatal("the camera was shared before the user saw its picture")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
@@ -245,10 +246,46 @@ func (cw *callWindow) showRequest(r *aim.MediaRequest) {
 		text += " Its reason: “" + approvalClipRunes(approvalOneLine(reason), 200) + "”"
 	}
 	cw.reqText.SetText(text)
-	for _, b := range []*widget.Button{cw.allowOnce, cw.allowSession, cw.denyBtn} {
-		b.Enable()
-	}
+	cw.denyBtn.Enable()
+	cw.armConsent()
 	cw.setShown(cw.reqBar, true)
+}
+
+// callConsentArmDelay is how long the allow buttons of a media request
+// stay inactive after it appears, as Approve does for approvals: the bar
+// may appear under a pointer that was about to click something else.
+const callConsentArmDelay = approvalArmDelay
+
+// armConsent disables the allow buttons and enables them after
+// callConsentArmDelay (showing the countdown), unless another request
+// replaced this one meanwhile.
+func (cw *callWindow) armConsent() {
+	cw.consentGen++
+	gen := cw.consentGen
+	until := time.Now().Add(callConsentArmDelay)
+	label := func(b *widget.Button, text string) {
+		if left := time.Until(until); left > 0 {
+			text += fmt.Sprintf(" (%.1f s)", left.Seconds())
+		}
+		b.SetText(text)
+	}
+	var tick func()
+	tick = func() {
+		if gen != cw.consentGen || cw.request == nil {
+			return
+		}
+		label(cw.allowOnce, "Allow once")
+		label(cw.allowSession, "Allow for this call")
+		if time.Now().Before(until) {
+			time.AfterFunc(approvalArmTick, func() { cw.env.do(tick) })
+			return
+		}
+		cw.allowOnce.Enable()
+		cw.allowSession.Enable()
+	}
+	cw.allowOnce.Disable()
+	cw.allowSession.Disable()
+	tick()
 }
 
 func (cw *callWindow) hideRequest() {
@@ -281,7 +318,7 @@ func (cw *callWindow) decide(d aim.MediaDecision, scope aim.MediaScope) {
 		}
 		if req.Source == aim.SourceCamera {
 			if !cw.cameraOn {
-				cw.startShare(aim.SourceCamera, cw.choices.CameraID)
+				cw.confirmCamera(cw.choices.CameraID)
 			}
 			return
 		}

@@ -12,7 +12,9 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -63,7 +65,44 @@ func (cw *callWindow) toggleCamera() {
 		cw.stopShare(aim.SourceCamera)
 		return
 	}
-	cw.startShare(aim.SourceCamera, cw.choices.CameraID)
+	cw.confirmCamera(cw.choices.CameraID)
+}
+
+// confirmCamera shows what the camera sees before it is published: the
+// user turns it on (or allows the agent's request) and then sees the
+// picture the agent would get, with "Share camera" and "Cancel".
+func (cw *callWindow) confirmCamera(deviceID string) {
+	if cw.engine == nil {
+		cw.startShare(aim.SourceCamera, deviceID)
+		return
+	}
+	img := canvas.NewImageFromImage(nil)
+	img.FillMode = canvas.ImageFillContain
+	img.SetMinSize(fyne.NewSize(320, 240))
+	note := wrapLabel("Starting the camera…")
+	ctx, cancel := context.WithCancel(cw.ctx)
+	co := newCoalescer(callPreviewInterval, cw.env.do, nil, func(frame image.Image) {
+		img.Image = frame
+		img.Refresh()
+		note.SetText("This is what " + cw.agentName() + " will see.")
+	})
+	e := cw.engine
+	go func() {
+		err := e.Preview(ctx, deviceID, co.push)
+		if err != nil && ctx.Err() == nil {
+			cw.env.do(func() { note.SetText("The camera does not work: " + callErrText(err)) })
+		}
+	}()
+	d := dialog.NewCustomConfirm("Share your camera?", "Share camera", "Cancel",
+		container.NewBorder(nil, note, nil, nil, img), func(ok bool) {
+			cancel()
+			co.stop()
+			if ok {
+				cw.startShare(aim.SourceCamera, deviceID)
+			}
+		}, cw.win)
+	cw.cameraConfirm = d
+	d.Show()
 }
 
 // pickScreen asks which screen to share (and says so when there is only

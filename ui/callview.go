@@ -33,7 +33,7 @@ func (cw *callWindow) buildCall() {
 	cw.viz = newVoiceViz()
 	cw.buildStats()
 	header := container.NewBorder(nil, nil, nil, container.NewHBox(cw.connLabel, cw.statsBtn), container.NewHBox(cw.title, cw.stateLabel))
-	top := container.NewVBox(cw.shareBar, cw.connBar, cw.agentBar, cw.reqBar, cw.opBar, header, cw.viz)
+	top := container.NewVBox(cw.shareBar, cw.connBar, cw.agentBar, cw.opBar, cw.reqBar, header, cw.viz)
 
 	cw.transcript = container.NewVBox()
 	cw.tscroll = container.NewVScroll(cw.transcript)
@@ -91,8 +91,13 @@ func (cw *callWindow) buildBars() {
 	cw.allowSession = widget.NewButton("Allow for this call", func() { cw.decide(aim.MediaAllow, aim.ScopeSession) })
 	cw.denyBtn = widget.NewButton("Deny", func() { cw.decide(aim.MediaDeny, aim.ScopeOnce) })
 	reqBg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	cw.reqBar = container.NewStack(reqBg, container.NewPadded(container.NewBorder(nil, nil,
-		widget.NewIcon(theme.VisibilityIcon()), container.NewHBox(cw.denyBtn, cw.allowSession, cw.allowOnce), cw.reqText)))
+	// The allow buttons sit on the left under the request and Deny on the
+	// right, where "Review…" of the bar below used to be: a click meant
+	// for another bar that lands here as it appears hits Deny, and the
+	// allow buttons only arm after callConsentArmDelay (showRequest).
+	cw.reqBar = container.NewStack(reqBg, container.NewPadded(container.NewBorder(
+		container.NewBorder(nil, nil, widget.NewIcon(theme.VisibilityIcon()), nil, cw.reqText), nil, nil, nil,
+		container.NewHBox(cw.allowOnce, cw.allowSession, layout.NewSpacer(), cw.denyBtn))))
 	cw.setShown(cw.reqBar, false)
 
 	cw.opText = wrapLabel("")
