@@ -876,29 +876,27 @@ func (c *Call) SwitchMic(ctx context.Context, deviceID string) error {
 
 // switchMic is SwitchMic on the call goroutine.
 func (c *Call) switchMic(deviceID string) error {
-	{
-		if c.p.Mic.Disabled {
-			return fmt.Errorf("media: switch microphone: microphone disabled for this call")
-		}
-		if err := c.startMicSource(deviceID, false); err != nil {
-			if c.mic != nil { // try to get the previous one back
-				_ = c.startMicSource(c.st.Local.Mic.DeviceID, false)
-			}
-			return fmt.Errorf("media: switch microphone: %w", err)
-		}
-		if c.micPub == nil && c.room != nil {
-			if err := c.publishMic(); err != nil {
-				return err
-			}
-		}
-		c.st.Local.Mic.DeviceID = deviceID
-		au := *c.st.Audio
-		au.Capture, au.TextOnly = true, false
-		c.st.Audio = &au
-		c.n.send(Event{Audio: &au})
-		c.emitLocal()
-		return nil
+	if c.p.Mic.Disabled {
+		return fmt.Errorf("media: switch microphone: microphone disabled for this call")
 	}
+	if err := c.startMicSource(deviceID, false); err != nil {
+		if c.mic != nil { // try to get the previous one back
+			_ = c.startMicSource(c.st.Local.Mic.DeviceID, false)
+		}
+		return fmt.Errorf("media: switch microphone: %w", err)
+	}
+	if c.micPub == nil && c.room != nil {
+		if err := c.publishMic(); err != nil {
+			return err
+		}
+	}
+	c.st.Local.Mic.DeviceID = deviceID
+	au := *c.st.Audio
+	au.Capture, au.TextOnly = true, false
+	c.st.Audio = &au
+	c.n.send(Event{Audio: &au})
+	c.emitLocal()
+	return nil
 }
 
 // SwitchSpeaker plays to another output ("" = default). The decoded audio
@@ -909,32 +907,30 @@ func (c *Call) SwitchSpeaker(ctx context.Context, deviceID string) error {
 
 // switchSpeaker is SwitchSpeaker on the call goroutine.
 func (c *Call) switchSpeaker(deviceID string) error {
-	{
-		if c.e.actx == nil {
-			return fmt.Errorf("media: switch speaker: %w", ErrNoAudioDevice)
-		}
-		pb := c.e.actx.NewPlayback(deviceID, c.e.cfg.Period, c.mixer, c.deviceLost("speaker"))
-		if c.playback != nil {
-			_ = c.playback.Stop()
-			c.playback = nil
-		}
-		au := *c.st.Audio
-		if err := pb.Start(); err != nil {
-			au.Playback = false
-			au.Reason = fmt.Sprintf("no speaker (%v)", err)
-			au.TextOnly = !au.Capture
-			c.st.Audio = &au
-			c.n.send(Event{Audio: &au})
-			return fmt.Errorf("media: switch speaker: %w", err)
-		}
-		c.playback = pb
-		au.Playback, au.TextOnly, au.SpeakerID = true, false, deviceID
-		c.st.Audio = &au
-		c.applyDuplex(c.st.Duplex.Mode, c.e.headset(c.lifeCtx, DeviceSpeaker, deviceID))
-		d := *c.st.Duplex
-		c.n.send(Event{Audio: &au, Duplex: &d})
-		return nil
+	if c.e.actx == nil {
+		return fmt.Errorf("media: switch speaker: %w", ErrNoAudioDevice)
 	}
+	pb := c.e.actx.NewPlayback(deviceID, c.e.cfg.Period, c.mixer, c.deviceLost("speaker"))
+	if c.playback != nil {
+		_ = c.playback.Stop()
+		c.playback = nil
+	}
+	au := *c.st.Audio
+	if err := pb.Start(); err != nil {
+		au.Playback = false
+		au.Reason = fmt.Sprintf("no speaker (%v)", err)
+		au.TextOnly = !au.Capture
+		c.st.Audio = &au
+		c.n.send(Event{Audio: &au})
+		return fmt.Errorf("media: switch speaker: %w", err)
+	}
+	c.playback = pb
+	au.Playback, au.TextOnly, au.SpeakerID = true, false, deviceID
+	c.st.Audio = &au
+	c.applyDuplex(c.st.Duplex.Mode, c.e.headset(c.lifeCtx, DeviceSpeaker, deviceID))
+	d := *c.st.Duplex
+	c.n.send(Event{Audio: &au, Duplex: &d})
+	return nil
 }
 
 // StartScreen shares a screen (scaled to MaxWidth, FPS frames a second).
