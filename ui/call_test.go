@@ -409,7 +409,7 @@ func newFakeCallHarnessWith(t *testing.T, e *fakeEngine, core *app.Core, agent a
 	h.cw.win.Resize(fyne.NewSize(900, 680))
 	h.waitFor("the devices", func() bool {
 		p := h.cw.pre
-		return !p.joinBtn.Disabled() && (e == nil || len(p.micSel.Options)+len(p.spkSel.Options) > 0)
+		return !p.joinBtn.Disabled() && (e == nil || !e.caps.Audio || len(e.devs.Mics)+len(e.devs.Speakers) == 0 || len(p.micSel.Options)+len(p.spkSel.Options) > 0)
 	})
 	return h
 }
@@ -626,7 +626,7 @@ func TestCallControlsWithFakes(t *testing.T) {
 	s := h.joinFake(func(p *callPrejoin) { p.halfDuplex.SetChecked(false) })
 	cw := h.cw
 	fm := e.joined
-	if e.params.HalfDuplex != media.HalfDuplexOff || e.params.Mic.DeviceID != "m1" || e.params.Speaker.DeviceID != "s1" ||
+	if e.params.HalfDuplex != media.HalfDuplexOff || e.params.Mic.DeviceID != "" || e.params.Speaker.DeviceID != "" || // not picked: the default, followed
 		e.params.URL != "ws://127.0.0.1:1" || e.params.Refresh == nil {
 		t.Fatalf("join params = %+v", e.params)
 	}

@@ -27,6 +27,8 @@ func TestCallPrejoinNoSoundWords(t *testing.T) {
 		detailsHas string // "" = no details shown
 	}{
 		{"no sound system", &fakeEngine{caps: media.Capabilities{AudioReason: chain}}, callNoSoundText, "", "Failed to initialize backend"},
+		{"a backend with no devices", &fakeEngine{devs: media.Devices{Screens: nullDevices().Screens}, caps: media.Capabilities{Audio: true, AudioBackend: "alsa"}},
+			callNoSoundText, "", "alsa sound backend lists no microphone"},
 		{"no microphone", &fakeEngine{devs: media.Devices{Speakers: nullDevices().Speakers}, caps: media.Capabilities{Audio: true}},
 			"Check your microphone", callNoMicText, ""},
 		{"microphone fails", &fakeEngine{devs: nullDevices(), caps: media.Capabilities{Audio: true},
@@ -141,24 +143,24 @@ func TestCallHeadsetOffer(t *testing.T) {
 	}
 }
 
-// walkObjects calls fn for o and everything inside it, widgets included.
-func walkObjects(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
+// walkAll calls fn for o and everything inside it, widgets included.
+func walkAll(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
 	fn(o)
 	switch x := o.(type) {
 	case *fyne.Container:
 		for _, c := range x.Objects {
-			walkObjects(c, fn)
+			walkAll(c, fn)
 		}
 	case fyne.Widget:
 		for _, c := range test.WidgetRenderer(x).Objects() {
-			walkObjects(c, fn)
+			walkAll(c, fn)
 		}
 	}
 }
 
 func labelTexts(o fyne.CanvasObject) []string {
 	var out []string
-	walkObjects(o, func(c fyne.CanvasObject) {
+	walkAll(o, func(c fyne.CanvasObject) {
 		switch x := c.(type) {
 		case *widget.Label:
 			out = append(out, x.Text)
@@ -171,7 +173,7 @@ func labelTexts(o fyne.CanvasObject) []string {
 
 func dialogButton(o fyne.CanvasObject, text string) *widget.Button {
 	var b *widget.Button
-	walkObjects(o, func(c fyne.CanvasObject) {
+	walkAll(o, func(c fyne.CanvasObject) {
 		if x, ok := c.(*widget.Button); ok && x.Text == text && b == nil {
 			b = x
 		}

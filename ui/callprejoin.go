@@ -306,7 +306,19 @@ func (p *callPrejoin) setDevices(ds media.Devices) {
 	p.spkIDs = fillSelect(p.spkSel, ds.Speakers, oldSpk)
 	p.camIDs = fillSelect(p.camSel, ds.Cameras, oldCam)
 	p.filling = false
-	noSound := !p.caps.Audio
+	// no backend, or one that lists nothing (ALSA without a sound server
+	// and without cards): one sentence for both
+	noSound := !p.caps.Audio || (len(ds.Mics) == 0 && len(ds.Speakers) == 0)
+	if noSound {
+		p.status.SetText(callNoSoundText)
+		p.status.Importance = widget.WarningImportance
+		p.status.Refresh()
+		details := p.caps.AudioReason
+		if details == "" {
+			details = "The " + p.caps.AudioBackend + " sound backend lists no microphone and no speaker."
+		}
+		p.soundDetails.set(details)
+	}
 	p.setNote(p.micNote, "")
 	if len(ds.Mics) == 0 && !noSound {
 		p.setNote(p.micNote, callNoMicText)

@@ -35,3 +35,7 @@ func (p *CallPreview) Devices() (mics, speakers []string, mic, speaker, status, 
 	pre := p.cw.pre
 	return pre.micSel.Options, pre.spkSel.Options, pre.micSel.Selected, pre.spkSel.Selected, pre.status.Text, pre.micNote.Text
 }
+
+// OpenMicList opens the microphone select's list, as a click would (on
+// the Fyne goroutine).
+func (p *CallPreview) OpenMicList() { p.cw.pre.micSel.Tapped(&fyne.PointEvent{}) }

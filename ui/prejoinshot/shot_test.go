@@ -81,6 +81,7 @@ func child(out string) int {
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
+			fyne.Do(p.OpenMicList)              // show what is offered as a microphone
 			time.Sleep(1500 * time.Millisecond) // the meter and the layout settle
 			cmd := exec.Command("import", "-window", "root", out)
 			if b, err := cmd.CombinedOutput(); err != nil {
