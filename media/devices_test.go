@@ -4,6 +4,7 @@ package media
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +190,61 @@ func TestDeviceComesAndGoesDuringCall(t *testing.T) {
 	from, to := window(time.Second)
 	if n := chk.audioPackets(from, to); n < 40 {
 		t.Errorf("after the unplug: %d packets/s, want ≥ 40 (the microphone goes on)", n)
+	}
+}
+
+// TestNothingToOpen: a sound server with a speaker but no microphone (its
+// default source is the speaker's monitor) offers no microphone, the
+// meter says ErrNoAudioDevice, and a call joins with the speaker only; a
+// server that is not there makes the engine say ErrNoSoundSystem.
+func TestNothingToOpen(t *testing.T) {
+	snd := soundtest.Start(t)
+	snd.Use(t)
+	snd.AddSink(t, "spk", "Desk Speakers")
+	snd.SetDefaultSink(t, "spk")
+	snd.SetDefaultSource(t, "spk.monitor")
+	eng, err := New(Config{AudioBackend: BackendPulse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ds, err := eng.Devices(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Mics) != 0 || len(ds.Speakers) != 1 {
+		t.Fatalf("mics %+v speakers %+v; want none and one", ds.Mics, ds.Speakers)
+	}
+	if err := eng.MicLevel(ctx, "", func(float64) {}); !errors.Is(err, ErrNoAudioDevice) || errors.Is(err, ErrNoSoundSystem) {
+		t.Errorf("MicLevel = %v; want ErrNoAudioDevice (not ErrNoSoundSystem)", err)
+	}
+	tok, _ := testServer.NewToken("nomic", "engine", lktestUserToken())
+	call, err := eng.Join(ctx, JoinParams{URL: testServer.URL, Token: tok})
+	if err != nil {
+		t.Fatalf("join: %v", err)
+	}
+	st := call.State()
+	if st.Audio.Capture || !st.Audio.Playback || st.Audio.TextOnly || !strings.Contains(st.Audio.Reason, "no microphone") {
+		t.Errorf("audio %+v; want the speaker only, saying no microphone", st.Audio)
+	}
+	if err := call.Leave(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range call.Events() {
+	}
+
+	t.Setenv("PULSE_SERVER", "unix:"+t.TempDir()+"/none")
+	none, err := New(Config{AudioBackend: BackendPulse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Close()
+	if c := none.Capabilities(); c.Audio || c.AudioReason == "" {
+		t.Errorf("capabilities %+v; want no audio, with the reason", c)
+	}
+	if err := none.MicLevel(ctx, "", func(float64) {}); !errors.Is(err, ErrNoSoundSystem) || !errors.Is(err, ErrNoAudioDevice) {
+		t.Errorf("MicLevel without a server = %v; want ErrNoSoundSystem", err)
 	}
 }
