@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -12,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/media"
+	"aimdesk/media/soundtest"
 )
 
 // The pre-join screen's words when there is no sound: one sentence that
@@ -179,4 +182,60 @@ func dialogButton(o fyne.CanvasObject, text string) *widget.Button {
 		}
 	})
 	return b
+}
+
+// TestCallPrejoinRealSoundServer: the pre-join screen with the real media
+// engine on a real PipeWire server. With a speaker and a microphone the
+// microphone is offered by its name, as the default, never the monitor;
+// with a speaker only it says there is no microphone in one sentence.
+func TestCallPrejoinRealSoundServer(t *testing.T) {
+	snd := soundtest.Start(t)
+	snd.Use(t)
+	snd.AddSink(t, "spk", "Desk Speakers")
+	snd.SetDefaultSink(t, "spk")
+	snd.SetDefaultSource(t, "spk.monitor")
+
+	open := func(t *testing.T) *callPrejoin {
+		e, err := media.New(media.Config{AudioBackend: media.BackendPulse})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		a := test.NewTempApp(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		q := &postQueue{}
+		env := &uiEnv{ctx: ctx, app: a, win: a.NewWindow("aimdesk"), do: q.post}
+		m := newCallManager(env, nil)
+		m.control = &fakeControl{}
+		m.newEngine = func() (callEngine, error) { return mediaEngine{e}, nil }
+		cw := m.start(realtimeTestAgent())
+		t.Cleanup(func() {
+			cw.win.Close()
+			cancel()
+			q.drain()
+		})
+		q.waitFor(t, 15*time.Second, "the speaker", func() bool { return len(cw.pre.spkSel.Options) > 0 })
+		return cw.pre
+	}
+
+	t.Run("speaker only", func(t *testing.T) {
+		p := open(t)
+		if p.micNote.Text != callNoMicText || len(p.micSel.Options) != 0 {
+			t.Errorf("microphones %q, note %q; want none and %q", p.micSel.Options, p.micNote.Text, callNoMicText)
+		}
+		if p.spkSel.Selected != "Desk Speakers (default)" {
+			t.Errorf("speaker %q", p.spkSel.Selected)
+		}
+	})
+	t.Run("with a microphone", func(t *testing.T) {
+		snd.AddSource(t, "usb", "USB Microphone")
+		snd.SetDefaultSource(t, "usb")
+		p := open(t)
+		if strings.Join(p.micSel.Options, "|") != "USB Microphone (default)" || p.micSel.Selected != "USB Microphone (default)" {
+			t.Errorf("microphones %q, selected %q", p.micSel.Options, p.micSel.Selected)
+		}
+		if p.micNote.Visible() {
+			t.Errorf("note %q", p.micNote.Text)
+		}
+	})
 }
