@@ -4,6 +4,7 @@ package media
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -131,6 +132,14 @@ func TestDeviceComesAndGoesDuringCall(t *testing.T) {
 		return chk.audioPackets(time.Now().Add(-time.Second), time.Now()) >= 40
 	})
 
+	// the server's default changes: the microphone (not picked, "") follows
+	snd.AddSource(t, "mic2", "Second Microphone")
+	if got := recordingFrom(t, snd); got != "micsrc" {
+		t.Fatalf("capturing from %q, want the default micsrc", got)
+	}
+	snd.SetDefaultSource(t, "mic2")
+	waitFor(t, 20*time.Second, "the capture to follow the new default", func() bool { return recordingFrom(t, snd) == "mic2" })
+
 	lists := make(chan Devices, 16)
 	wctx, wcancel := context.WithCancel(ctx)
 	defer wcancel()
@@ -144,7 +153,7 @@ func TestDeviceComesAndGoesDuringCall(t *testing.T) {
 	}()
 	offered := func(what string, ok func(Devices) bool) {
 		t.Helper()
-		deadline := time.After(5 * time.Second) // DevicePoll is 0.5 s; pactl subscribe is sooner
+		deadline := time.After(20 * time.Second) // DevicePoll is 0.5 s; pactl subscribe is sooner (generous: a loaded machine)
 		for {
 			select {
 			case ds := <-lists:
@@ -175,8 +184,15 @@ func TestDeviceComesAndGoesDuringCall(t *testing.T) {
 
 	snd.Remove(t, usb)
 	snd.Remove(t, hs)
-	waitFor(t, 10*time.Second, "fall back to the defaults", func() bool {
+	var last Event
+	defer func() {
+		if t.Failed() {
+			t.Logf("last state: audio %+v mic %+v duplex %+v", *last.Audio, last.Local.Mic, *last.Duplex)
+		}
+	}()
+	waitFor(t, 30*time.Second, "fall back to the defaults", func() bool {
 		st := call.State()
+		last = st
 		return st.Local.Mic.DeviceID == "" && st.Audio.SpeakerID == "" && st.Audio.Capture && st.Audio.Playback
 	})
 	st := call.State()
@@ -247,4 +263,36 @@ func TestNothingToOpen(t *testing.T) {
 	if err := none.MicLevel(ctx, "", func(float64) {}); !errors.Is(err, ErrNoSoundSystem) || !errors.Is(err, ErrNoAudioDevice) {
 		t.Errorf("MicLevel without a server = %v; want ErrNoSoundSystem", err)
 	}
+}
+
+// recordingFrom is the source our capture stream records from, as the
+// server says ("" if none or several).
+func recordingFrom(t *testing.T, snd *soundtest.Server) string {
+	t.Helper()
+	ctx := context.Background()
+	var outs []struct {
+		Source int `json:"source"`
+	}
+	var srcs []struct {
+		Index int    `json:"index"`
+		Name  string `json:"name"`
+	}
+	for arg, v := range map[string]any{"source-outputs": &outs, "sources": &srcs} {
+		b, err := snd.Pactl(ctx, "-f", "json", "list", arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatalf("%v: %s", err, b)
+		}
+	}
+	if len(outs) != 1 {
+		return ""
+	}
+	for _, s := range srcs {
+		if s.Index == outs[0].Source {
+			return s.Name
+		}
+	}
+	return ""
 }
