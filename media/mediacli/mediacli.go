@@ -78,6 +78,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // (else the first), the first camera and screen.
 func Build(ds media.Devices, caps media.Capabilities) Report {
 	rep := Report{AudioBackend: caps.AudioBackend, AudioProblem: caps.AudioReason, Devices: []Device{}}
+	if caps.Audio && len(ds.Mics) == 0 && len(ds.Speakers) == 0 {
+		rep.AudioProblem = "the " + caps.AudioBackend + " backend lists no microphone and no speaker (is PipeWire or PulseAudio running?)"
+	}
 	for _, list := range [][]media.Device{ds.Mics, ds.Speakers, ds.Cameras, ds.Screens} {
 		use := -1
 		for i, d := range list {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"aimdesk/media"
 	"aimdesk/media/soundtest"
 )
 
@@ -58,5 +59,30 @@ func TestDevicesCommand(t *testing.T) {
 
 	if code := Run(context.Background(), []string{"extra"}, &out, &errb); code != 2 {
 		t.Errorf("extra argument: exit %d, want 2", code)
+	}
+}
+
+// TestBuildMarks: the default is used, else the first; a backend that
+// lists nothing is a problem worth a line.
+func TestBuildMarks(t *testing.T) {
+	ds := media.Devices{
+		Mics:    []media.Device{{ID: "a", Name: "A", Kind: media.DeviceMic}, {ID: "b", Name: "B", Kind: media.DeviceMic, Default: true}},
+		Screens: []media.Device{{ID: "s", Name: "Screen 0", Kind: media.DeviceScreen}},
+	}
+	rep := Build(ds, media.Capabilities{Audio: true, AudioBackend: "alsa"})
+	var used []string
+	for _, d := range rep.Devices {
+		if d.Use {
+			used = append(used, d.ID)
+		}
+	}
+	if strings.Join(used, ",") != "b,s" || rep.AudioProblem != "" {
+		t.Errorf("used %v, problem %q", used, rep.AudioProblem)
+	}
+	rep = Build(media.Devices{}, media.Capabilities{Audio: true, AudioBackend: "alsa"})
+	var b bytes.Buffer
+	Print(&b, rep)
+	if !strings.Contains(b.String(), "audio: the alsa backend lists no microphone") || !strings.Contains(b.String(), "mic        (none)") {
+		t.Errorf("output:\n%s", b.String())
 	}
 }
