@@ -1081,41 +1081,58 @@ func hasDevice(ds []Device, id string) bool {
 // microphone that appears when there was none is started; the echo
 // handling follows whether the speaker in use is a headset.
 func (c *Call) onDevices(ds Devices) {
-	if c.p.Mic.Tone == 0 && micSourceHook == nil && !c.p.Mic.Disabled {
-		cur := c.st.Local.Mic.DeviceID
-		switch {
-		case cur != "" && !hasDevice(ds.Mics, cur):
-			c.log.Info("microphone gone, using the default", "id", cur)
-			if err := c.switchMic(""); err != nil {
-				c.n.send(Event{Err: fmt.Errorf("media: microphone unplugged: %w", err)})
-			}
-		case !c.st.Audio.Capture && len(ds.Mics) > 0:
-			c.log.Info("a microphone appeared, using it")
-			_ = c.switchMic("")
-		}
+	c.followMic(ds)
+	c.followSpeaker(ds)
+	c.followHeadset(ds)
+}
+
+func (c *Call) followMic(ds Devices) {
+	if c.p.Mic.Tone != 0 || micSourceHook != nil || c.p.Mic.Disabled {
+		return
 	}
-	if !c.p.Speaker.Disabled {
-		cur := c.st.Audio.SpeakerID
-		switch {
-		case cur != "" && !hasDevice(ds.Speakers, cur):
-			c.log.Info("speaker gone, using the default", "id", cur)
-			if err := c.switchSpeaker(""); err != nil {
-				c.n.send(Event{Err: fmt.Errorf("media: speaker unplugged: %w", err)})
-			}
-		case !c.st.Audio.Playback && len(ds.Speakers) > 0:
-			_ = c.switchSpeaker("")
+	cur := c.st.Local.Mic.DeviceID
+	switch {
+	case cur != "" && !hasDevice(ds.Mics, cur):
+		c.log.Info("microphone gone, using the default", "id", cur)
+		if err := c.switchMic(""); err != nil {
+			c.n.send(Event{Err: fmt.Errorf("media: microphone unplugged: %w", err)})
 		}
+	case !c.st.Audio.Capture && len(ds.Mics) > 0:
+		c.log.Info("a microphone appeared, using it")
+		_ = c.switchMic("")
 	}
+}
+
+func (c *Call) followSpeaker(ds Devices) {
+	if c.p.Speaker.Disabled {
+		return
+	}
+	cur := c.st.Audio.SpeakerID
+	switch {
+	case cur != "" && !hasDevice(ds.Speakers, cur):
+		c.log.Info("speaker gone, using the default", "id", cur)
+		if err := c.switchSpeaker(""); err != nil {
+			c.n.send(Event{Err: fmt.Errorf("media: speaker unplugged: %w", err)})
+		}
+	case !c.st.Audio.Playback && len(ds.Speakers) > 0:
+		_ = c.switchSpeaker("")
+	}
+}
+
+// followHeadset switches echo handling when the speaker in use becomes or
+// stops being a headset (the default changed to one, say).
+func (c *Call) followHeadset(ds Devices) {
 	headset := false
 	for _, d := range ds.Speakers {
 		if (c.st.Audio.SpeakerID == "" && d.Default) || d.ID == c.st.Audio.SpeakerID {
 			headset = d.Headset
 		}
 	}
-	if headset != c.st.Duplex.Headset {
-		c.applyDuplex(c.st.Duplex.Mode, headset)
-		d := *c.st.Duplex
-		c.n.send(Event{Duplex: &d})
-		c.emitLocal()
+	if headset == c.st.Duplex.Headset {
+		return
 	}
+	c.applyDuplex(c.st.Duplex.Mode, headset)
+	d := *c.st.Duplex
+	c.n.send(Event{Duplex: &d})
+	c.emitLocal()
 }

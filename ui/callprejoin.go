@@ -306,19 +306,7 @@ func (p *callPrejoin) setDevices(ds media.Devices) {
 	p.spkIDs = fillSelect(p.spkSel, ds.Speakers, oldSpk)
 	p.camIDs = fillSelect(p.camSel, ds.Cameras, oldCam)
 	p.filling = false
-	// no backend, or one that lists nothing (ALSA without a sound server
-	// and without cards): one sentence for both
-	noSound := !p.caps.Audio || (len(ds.Mics) == 0 && len(ds.Speakers) == 0)
-	if noSound {
-		p.status.SetText(callNoSoundText)
-		p.status.Importance = widget.WarningImportance
-		p.status.Refresh()
-		details := p.caps.AudioReason
-		if details == "" {
-			details = "The " + p.caps.AudioBackend + " sound backend lists no microphone and no speaker."
-		}
-		p.soundDetails.set(details)
-	}
+	noSound := p.showNoSound(ds)
 	p.setNote(p.micNote, "")
 	if len(ds.Mics) == 0 && !noSound {
 		p.setNote(p.micNote, callNoMicText)
@@ -339,6 +327,24 @@ func (p *callPrejoin) setDevices(ds media.Devices) {
 	if len(ds.Mics) > 0 && p.meterStop == nil {
 		p.micChanged()
 	}
+}
+
+// showNoSound says so, with the details, when there is no backend or one
+// that lists nothing (ALSA without a sound server and without cards): one
+// sentence for microphone and speaker.
+func (p *callPrejoin) showNoSound(ds media.Devices) bool {
+	if p.caps.Audio && (len(ds.Mics) > 0 || len(ds.Speakers) > 0) {
+		return false
+	}
+	p.status.SetText(callNoSoundText)
+	p.status.Importance = widget.WarningImportance
+	p.status.Refresh()
+	details := p.caps.AudioReason
+	if details == "" {
+		details = "The " + p.caps.AudioBackend + " sound backend lists no microphone and no speaker."
+	}
+	p.soundDetails.set(details)
+	return true
 }
 
 func (p *callPrejoin) updateCamera() {

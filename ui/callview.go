@@ -545,22 +545,11 @@ func (cw *callWindow) devicePicked(speaker bool) {
 // worn one appeared with it).
 func (cw *callWindow) offerHeadset(ds media.Devices) {
 	first := cw.knownDevs == nil
-	var spk, mic *media.Device
 	known := map[string]bool{}
-	for i, d := range ds.Speakers {
-		known["s"+d.ID] = true
-		if !first && d.Headset && !cw.knownDevs["s"+d.ID] && d.ID != cw.spkID && spk == nil {
-			spk = &ds.Speakers[i]
-		}
-	}
-	for i, d := range ds.Mics {
-		known["m"+d.ID] = true
-		if !first && d.Headset && !cw.knownDevs["m"+d.ID] && d.ID != cw.micID && mic == nil {
-			mic = &ds.Mics[i]
-		}
-	}
+	spk := newHeadset(ds.Speakers, "s", cw.knownDevs, known, cw.spkID)
+	mic := newHeadset(ds.Mics, "m", cw.knownDevs, known, cw.micID)
 	cw.knownDevs = known
-	if spk == nil || cw.phase != callInCall {
+	if first || spk == nil || cw.phase != callInCall {
 		return
 	}
 	if cw.headsetOffer != nil {
@@ -614,4 +603,17 @@ func (cw *callWindow) switchTo(spkID, micID string) {
 			})
 		}
 	}()
+}
+
+// newHeadset returns the first headset of ds not in known (keys prefix+id)
+// and not in use, and records every device of ds in seen.
+func newHeadset(ds []media.Device, prefix string, known, seen map[string]bool, inUse string) *media.Device {
+	var found *media.Device
+	for i, d := range ds {
+		seen[prefix+d.ID] = true
+		if found == nil && d.Headset && !known[prefix+d.ID] && d.ID != inUse {
+			found = &ds[i]
+		}
+	}
+	return found
 }
