@@ -49,7 +49,7 @@ export FUZZTIME BENCH BENCHFLAGS
 PHASE := scripts/phase.sh
 APP := build/aimdesk
 
-.PHONY: help setup build demo vet gotest smoke callshot test lint bench voicebench videobench fuzz package clean distclean
+.PHONY: help setup build demo vet gotest smoke callshot prejoinshot test lint bench voicebench videobench fuzz package clean distclean
 
 help: ## list targets and variables
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-11s %s\n", $$1, $$2 }'
@@ -80,13 +80,17 @@ smoke: build ## run build/aimdesk --demo under Xvfb, screenshot to build/screens
 callshot: ## a live call (reference agent, livekit-server, media engine, Xvfb) to build/screenshots/call.png
 	@$(PHASE) callshot $(APPENV) AIMDESK_CALL_SCREENSHOT=build/screenshots/call.png $(GO) test ./ui -run '^TestCallScreenshot$$' -count=1
 
+prejoinshot: ## the pre-join screen on PipeWire virtual devices, real window under Xvfb, to build/screenshots/prejoin-devices.png
+	@$(PHASE) prejoinshot $(APPENV) AIMDESK_PREJOIN_SCREENSHOT=build/screenshots/prejoin-devices.png $(GO) test ./ui/prejoinshot -run '^TestPrejoinDevicesScreenshot$$' -count=1
+
 # demo and test call their steps in order, so they stay in order under make -j.
-test: ## setup, vet, go test -race, the smoke test, the call screenshot
+test: ## setup, vet, go test -race, the smoke test, the call and pre-join screenshots
 	@$(MAKE) setup
 	@$(MAKE) vet
 	@$(MAKE) gotest
 	@$(MAKE) smoke
 	@$(MAKE) callshot
+	@$(MAKE) prejoinshot
 
 lint: setup ## static gates: gofumpt, staticcheck, gocyclo -over 15, gosec (tools into bin/)
 	@$(PHASE) lint scripts/lint.sh

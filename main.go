@@ -2,7 +2,7 @@
 // agent-drawn interfaces (A2UI), approvals and realtime sessions.
 //
 // Without a subcommand it opens the desktop app; with one of the CLI
-// subcommands (card, send, tasks, get, cancel, subscribe, devagent) it runs
+// subcommands (card, send, tasks, get, cancel, subscribe, devagent, devices) it runs
 // that command and exits. main only parses flags and wires packages together.
 package main
 
@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"fyne.io/fyne/v2"
@@ -24,6 +25,7 @@ import (
 	"aimdesk/app/devagent"
 	"aimdesk/app/store"
 	"aimdesk/assets"
+	"aimdesk/media/mediacli"
 	"aimdesk/ui"
 )
 
@@ -41,10 +43,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && cli.IsCommand(args[0]) {
 		return cli.Run(ctx, args, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "devices" {
+		return mediacli.Run(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "help" {
+		fmt.Fprint(stdout, usage())
+		return 0
+	}
 	fs := flag.NewFlagSet("aimdesk", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, cli.Usage())
+		fmt.Fprint(stderr, usage())
 		fs.PrintDefaults()
 	}
 	demo := fs.Bool("demo", false, "start with the embedded reference agent already added")
@@ -136,4 +145,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}()
 	a.Run()
 	return 0
+}
+
+// usage is the CLI's help with the media commands, which app/cli cannot
+// import, added.
+func usage() string {
+	u := cli.Usage()
+	line := "       aimdesk " + mediacli.Usage + "\n"
+	if i := strings.Index(u, "common flags:"); i >= 0 {
+		return u[:i] + line + u[i:]
+	}
+	return u + line
 }

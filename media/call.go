@@ -159,6 +159,7 @@ func (e *Engine) Join(ctx context.Context, p JoinParams) (*Call, error) {
 		return nil, fmt.Errorf("media: join: %w", err)
 	}
 	go c.run()
+	go c.followDevices()
 	if err := c.do(ctx, func() error { return c.installRoom(room) }); err != nil {
 		_ = c.Leave(context.Background())
 		return nil, fmt.Errorf("media: join: %w", err)
@@ -257,7 +258,7 @@ func (c *Call) setupAudio() {
 	if c.p.Speaker.Disabled {
 		reasons = append(reasons, "speaker off")
 	} else if e.actx == nil {
-		reasons = append(reasons, fmt.Sprintf("no speaker (%v)", e.audioErr))
+		reasons = append(reasons, fmt.Sprintf("no speaker (%v)", e.noSound()))
 	} else {
 		pb := e.actx.NewPlayback(c.p.Speaker.DeviceID, e.cfg.Period, c.mixer, c.deviceLost("speaker"))
 		if err := pb.Start(); err != nil {
@@ -265,7 +266,8 @@ func (c *Call) setupAudio() {
 		} else {
 			c.playback = pb
 			au.Playback = true
-			headset = e.actx.IsHeadset(audio.Output, c.p.Speaker.DeviceID)
+			au.SpeakerID = c.p.Speaker.DeviceID
+			headset = e.headset(c.lifeCtx, DeviceSpeaker, c.p.Speaker.DeviceID)
 		}
 	}
 
@@ -318,9 +320,13 @@ func (c *Call) startMicSource(deviceID string, atJoin bool) error {
 	case atJoin && c.p.Mic.Tone > 0:
 		src = audio.NewToneSource(audio.Tone{Freq: c.p.Mic.Tone, Level: c.p.Mic.ToneLevel})
 	case c.e.actx == nil:
-		return fmt.Errorf("%w: %v", ErrNoAudioDevice, c.e.audioErr)
+		return c.e.noSound()
 	default:
-		src = c.e.actx.NewCapture(deviceID, c.e.cfg.Period, c.deviceLost("microphone"))
+		id, err := c.e.resolveMic(c.lifeCtx, deviceID)
+		if err != nil {
+			return err
+		}
+		src = c.e.actx.NewCapture(id, c.e.cfg.Period, c.deviceLost("microphone"))
 	}
 	if c.mic == nil {
 		pub, err := audio.NewPublisher(audio.PublisherConfig{Gate: c.gate, OnFrame: c.onMicFrame, Echo: c.echoConfig()})
@@ -364,7 +370,17 @@ func (c *Call) onDeviceLost(what string, err error) {
 			_ = c.playback.Stop()
 			c.playback = nil
 		}
-		c.clock.Start()
+		// fall back to the default output if a specific one vanished
+		if au.SpeakerID != "" && !c.p.Speaker.Disabled {
+			pb := c.e.actx.NewPlayback("", c.e.cfg.Period, c.mixer, c.deviceLost("speaker"))
+			if pb.Start() == nil {
+				c.playback = pb
+				au.Playback, au.SpeakerID = true, ""
+			}
+		}
+		if c.playback == nil {
+			c.clock.Start() // the clock pulls the mixer while no device plays
+		}
 	}
 	au.TextOnly = !au.Capture && !au.Playback
 	au.Reason = fmt.Sprintf("%s lost: %v", what, err)
@@ -1033,62 +1049,68 @@ func (c *Call) SetHalfDuplex(ctx context.Context, mode HalfDuplexMode) error {
 // SwitchMic captures from another input ("" = default) without touching
 // the published track: the call goes on.
 func (c *Call) SwitchMic(ctx context.Context, deviceID string) error {
-	return c.do(ctx, func() error {
-		if c.p.Mic.Disabled {
-			return fmt.Errorf("media: switch microphone: microphone disabled for this call")
+	return c.do(ctx, func() error { return c.switchMic(deviceID) })
+}
+
+// switchMic is SwitchMic on the call goroutine.
+func (c *Call) switchMic(deviceID string) error {
+	if c.p.Mic.Disabled {
+		return fmt.Errorf("media: switch microphone: microphone disabled for this call")
+	}
+	if err := c.startMicSource(deviceID, false); err != nil {
+		if c.mic != nil { // try to get the previous one back
+			_ = c.startMicSource(c.st.Local.Mic.DeviceID, false)
 		}
-		if err := c.startMicSource(deviceID, false); err != nil {
-			if c.mic != nil { // try to get the previous one back
-				_ = c.startMicSource(c.st.Local.Mic.DeviceID, false)
-			}
-			return fmt.Errorf("media: switch microphone: %w", err)
+		return fmt.Errorf("media: switch microphone: %w", err)
+	}
+	if c.micPub == nil && c.room != nil {
+		if err := c.publishMic(); err != nil {
+			return err
 		}
-		if c.micPub == nil && c.room != nil {
-			if err := c.publishMic(); err != nil {
-				return err
-			}
-		}
-		c.st.Local.Mic.DeviceID = deviceID
-		au := *c.st.Audio
-		au.Capture, au.TextOnly = true, false
-		c.st.Audio = &au
-		c.n.send(Event{Audio: &au})
-		c.emitLocal()
-		return nil
-	})
+	}
+	c.st.Local.Mic.DeviceID = deviceID
+	au := *c.st.Audio
+	au.Capture, au.TextOnly = true, false
+	c.st.Audio = &au
+	c.n.send(Event{Audio: &au})
+	c.emitLocal()
+	return nil
 }
 
 // SwitchSpeaker plays to another output ("" = default). The decoded audio
 // is not interrupted (the mixer stays).
 func (c *Call) SwitchSpeaker(ctx context.Context, deviceID string) error {
-	return c.do(ctx, func() error {
-		if c.e.actx == nil {
-			return fmt.Errorf("media: switch speaker: %w", ErrNoAudioDevice)
-		}
-		pb := c.e.actx.NewPlayback(deviceID, c.e.cfg.Period, c.mixer, c.deviceLost("speaker"))
-		if c.playback != nil {
-			_ = c.playback.Stop()
-			c.playback = nil
-		}
-		au := *c.st.Audio
-		c.clock.Stop() // the device (or, on failure, the clock again) pulls from now on
-		if err := pb.Start(); err != nil {
-			c.clock.Start()
-			au.Playback = false
-			au.Reason = fmt.Sprintf("no speaker (%v)", err)
-			au.TextOnly = !au.Capture
-			c.st.Audio = &au
-			c.n.send(Event{Audio: &au})
-			return fmt.Errorf("media: switch speaker: %w", err)
-		}
-		c.playback = pb
-		au.Playback, au.TextOnly = true, false
+	return c.do(ctx, func() error { return c.switchSpeaker(deviceID) })
+}
+
+// switchSpeaker is SwitchSpeaker on the call goroutine.
+func (c *Call) switchSpeaker(deviceID string) error {
+	if c.e.actx == nil {
+		return fmt.Errorf("media: switch speaker: %w", ErrNoAudioDevice)
+	}
+	pb := c.e.actx.NewPlayback(deviceID, c.e.cfg.Period, c.mixer, c.deviceLost("speaker"))
+	if c.playback != nil {
+		_ = c.playback.Stop()
+		c.playback = nil
+	}
+	au := *c.st.Audio
+	c.clock.Stop() // the device (or, on failure, the clock again) pulls from now on
+	if err := pb.Start(); err != nil {
+		c.clock.Start()
+		au.Playback = false
+		au.Reason = fmt.Sprintf("no speaker (%v)", err)
+		au.TextOnly = !au.Capture
 		c.st.Audio = &au
-		c.applyDuplex(c.st.Duplex.Mode, c.e.actx.IsHeadset(audio.Output, deviceID))
-		d := *c.st.Duplex
-		c.n.send(Event{Audio: &au, Duplex: &d})
-		return nil
-	})
+		c.n.send(Event{Audio: &au})
+		return fmt.Errorf("media: switch speaker: %w", err)
+	}
+	c.playback = pb
+	au.Playback, au.TextOnly, au.SpeakerID = true, false, deviceID
+	c.st.Audio = &au
+	c.applyDuplex(c.st.Duplex.Mode, c.e.headset(c.lifeCtx, DeviceSpeaker, deviceID))
+	d := *c.st.Duplex
+	c.n.send(Event{Audio: &au, Duplex: &d})
+	return nil
 }
 
 // StartScreen shares a screen (scaled to fit MaxWidth×MaxHeight, FPS frames
@@ -1228,4 +1250,87 @@ func joinTaps(a, b func([]int16, time.Time)) func([]int16, time.Time) {
 		return a
 	}
 	return func(p []int16, at time.Time) { a(p, at); b(p, at) }
+}
+
+// ---- devices that come and go -------------------------------------------
+
+// followDevices watches the device lists for the call's life and applies
+// them on the call goroutine (onDevices).
+func (c *Call) followDevices() {
+	if c.e.actx == nil {
+		return
+	}
+	_ = c.e.WatchDevices(c.lifeCtx, func(ds Devices) {
+		_ = c.do(c.lifeCtx, func() error { c.onDevices(ds); return nil })
+	})
+}
+
+func hasDevice(ds []Device, id string) bool {
+	for _, d := range ds {
+		if d.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// onDevices follows a new device list: a microphone or speaker the user
+// picked that is gone falls back to the default (the call goes on); a
+// microphone that appears when there was none is started; the echo
+// handling follows whether the speaker in use is a headset.
+func (c *Call) onDevices(ds Devices) {
+	c.followMic(ds)
+	c.followSpeaker(ds)
+	c.followHeadset(ds)
+}
+
+func (c *Call) followMic(ds Devices) {
+	if c.p.Mic.Tone != 0 || micSourceHook != nil || c.p.Mic.Disabled {
+		return
+	}
+	cur := c.st.Local.Mic.DeviceID
+	switch {
+	case cur != "" && !hasDevice(ds.Mics, cur):
+		c.log.Info("microphone gone, using the default", "id", cur)
+		if err := c.switchMic(""); err != nil {
+			c.n.send(Event{Err: fmt.Errorf("media: microphone unplugged: %w", err)})
+		}
+	case !c.st.Audio.Capture && len(ds.Mics) > 0:
+		c.log.Info("a microphone appeared, using it")
+		_ = c.switchMic("")
+	}
+}
+
+func (c *Call) followSpeaker(ds Devices) {
+	if c.p.Speaker.Disabled {
+		return
+	}
+	cur := c.st.Audio.SpeakerID
+	switch {
+	case cur != "" && !hasDevice(ds.Speakers, cur):
+		c.log.Info("speaker gone, using the default", "id", cur)
+		if err := c.switchSpeaker(""); err != nil {
+			c.n.send(Event{Err: fmt.Errorf("media: speaker unplugged: %w", err)})
+		}
+	case !c.st.Audio.Playback && len(ds.Speakers) > 0:
+		_ = c.switchSpeaker("")
+	}
+}
+
+// followHeadset switches echo handling when the speaker in use becomes or
+// stops being a headset (the default changed to one, say).
+func (c *Call) followHeadset(ds Devices) {
+	headset := false
+	for _, d := range ds.Speakers {
+		if (c.st.Audio.SpeakerID == "" && d.Default) || d.ID == c.st.Audio.SpeakerID {
+			headset = d.Headset
+		}
+	}
+	if headset == c.st.Duplex.Headset {
+		return
+	}
+	c.applyDuplex(c.st.Duplex.Mode, headset)
+	d := *c.st.Duplex
+	c.n.send(Event{Duplex: &d})
+	c.emitLocal()
 }

@@ -16,6 +16,7 @@ import (
 	"aimdesk/media/audio"
 	"aimdesk/media/audio/apm"
 	"aimdesk/media/lkroom"
+	"aimdesk/media/pulse"
 	"aimdesk/media/video"
 )
 
@@ -80,7 +81,7 @@ func (e *Engine) Capabilities() Capabilities {
 		c.AudioBackend = e.actx.Backend().String()
 		c.EchoCanceller = apm.Library
 	} else {
-		c.AudioReason = fmt.Sprintf("No audio: %v", e.audioErr)
+		c.AudioReason = fmt.Sprintf("No sound system: %v", e.audioErr)
 	}
 	var cams, screens int
 	for _, d := range video.Devices() {
@@ -104,32 +105,15 @@ func (e *Engine) Capabilities() Capabilities {
 	return c
 }
 
-// Devices lists microphones, speakers, cameras and screens.
+// Devices lists microphones, speakers, cameras and screens (see
+// sysdevices.go for how microphones and speakers are found and named).
 func (e *Engine) Devices(ctx context.Context) (Devices, error) {
 	if err := ctx.Err(); err != nil {
 		return Devices{}, err
 	}
 	var ds Devices
-	var errs []error
-	if e.actx != nil {
-		for _, dir := range []audio.Direction{audio.Input, audio.Output} {
-			list, err := e.actx.Devices(dir)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			for _, d := range list {
-				md := Device{ID: d.ID, Name: d.Name, Default: d.Default, Headset: d.Headset}
-				if dir == audio.Input {
-					md.Kind = DeviceMic
-					ds.Mics = append(ds.Mics, md)
-				} else {
-					md.Kind = DeviceSpeaker
-					ds.Speakers = append(ds.Speakers, md)
-				}
-			}
-		}
-	}
+	mics, spks, err := e.audioDevices(ctx)
+	ds.Mics, ds.Speakers = mics, spks
 	for _, d := range video.Devices() {
 		md := Device{ID: d.ID, Name: d.Name}
 		if d.Kind == video.KindCamera {
@@ -140,17 +124,35 @@ func (e *Engine) Devices(ctx context.Context) (Devices, error) {
 			ds.Screens = append(ds.Screens, md)
 		}
 	}
-	return ds, errors.Join(errs...)
+	return ds, err
 }
 
 // WatchDevices calls fn with the device list now and whenever it changes
-// (polled every Config.DevicePoll) until ctx ends; it returns ctx's error.
-// fn runs on WatchDevices' goroutine.
+// until ctx ends; it returns ctx's error. Changes the sound server
+// announces (pactl subscribe) are read at once; everything else (cameras,
+// screens, ALSA) is polled every Config.DevicePoll. fn runs on
+// WatchDevices' goroutine.
 func (e *Engine) WatchDevices(ctx context.Context, fn func(Devices)) error {
 	var last Devices
 	first := true
 	t := time.NewTicker(e.cfg.DevicePoll)
 	defer t.Stop()
+	poke := make(chan struct{}, 1)
+	if e.actx != nil && e.actx.Backend() == audio.BackendPulse {
+		sctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			err := pulse.Subscribe(sctx, func() {
+				select {
+				case poke <- struct{}{}:
+				default:
+				}
+			})
+			if err != nil {
+				e.log.Debug("no sound server events, polling", "err", err)
+			}
+		}()
+	}
 	for {
 		ds, err := e.Devices(ctx)
 		if err != nil && ctx.Err() != nil {
@@ -163,6 +165,7 @@ func (e *Engine) WatchDevices(ctx context.Context, fn func(Devices)) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-poke:
 		case <-t.C:
 			video.Refresh() // cameras plugged in since, a display that appeared
 		}
@@ -185,7 +188,11 @@ func (e *Engine) Preview(ctx context.Context, cameraID string, fn func(image.Ima
 // ends. It returns nil when ctx ends.
 func (e *Engine) MicLevel(ctx context.Context, micID string, fn func(float64)) error {
 	if e.actx == nil {
-		return fmt.Errorf("media: mic level: %w: %v", ErrNoAudioDevice, e.audioErr)
+		return fmt.Errorf("media: mic level: %w", e.noSound())
+	}
+	micID, err := e.resolveMic(ctx, micID)
+	if err != nil {
+		return fmt.Errorf("media: mic level: %w", err)
 	}
 	ring := audio.NewRing(audio.SampleRate / 2)
 	wake := make(chan struct{}, 1)
@@ -224,6 +231,11 @@ func (e *Engine) MicLevel(ctx context.Context, micID string, fn func(float64)) e
 			fn(m.Level())
 		}
 	}
+}
+
+// noSound is the error for "no audio backend at all".
+func (e *Engine) noSound() error {
+	return fmt.Errorf("%w: %w: %w", ErrNoSoundSystem, ErrNoAudioDevice, e.audioErr)
 }
 
 // Close leaves every call and releases the audio context.

@@ -1,6 +1,9 @@
 package media
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors. Wrapped errors read "media: <operation>: <cause>".
 var (
@@ -8,6 +11,9 @@ var (
 	ErrDisabled = errors.New("media: built without media support (nomedia)")
 	// ErrNoAudioDevice: no audio backend or no usable input/output device.
 	ErrNoAudioDevice = errors.New("media: no usable audio device")
+	// ErrNoSoundSystem: no audio backend works at all (no sound server, no
+	// sound card); errors carrying it carry ErrNoAudioDevice too.
+	ErrNoSoundSystem = errors.New("media: no sound system")
 	// ErrNoCamera: no camera, or camera support not built in.
 	ErrNoCamera = errors.New("media: no camera")
 	// ErrNoScreen: no screen to capture, or screen support not built in.
@@ -17,3 +23,6 @@ var (
 	// ErrNotConnected: the call is not connected to the room right now.
 	ErrNotConnected = errors.New("media: not connected")
 )
+
+// errNoMic: the sound server has no microphone (only monitors, or nothing).
+var errNoMic = fmt.Errorf("%w: no microphone", ErrNoAudioDevice)

@@ -126,6 +126,8 @@ type AudioStatus struct {
 	Backend  string // the miniaudio backend in use, "" if none
 	Capture  bool   // a microphone (or the tone) is capturing
 	Playback bool   // the speaker is playing
+	// SpeakerID is the output in use ("" = the server's default, followed).
+	SpeakerID string
 	// TextOnly: no usable microphone and no speaker: the call carries no
 	// voice; the UI should offer text only.
 	TextOnly bool

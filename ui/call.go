@@ -249,7 +249,11 @@ type callWindow struct {
 	// use, and whether the selects are being filled (not the user's pick)
 	micIDs, spkIDs []string
 	micID, spkID   string
-	fillingDevs    bool
+	// knownDevs are the microphones and speakers seen in the call so far
+	// (nil before the first list): a headset that is new is offered.
+	knownDevs    map[string]bool
+	headsetOffer dialog.Dialog
+	fillingDevs  bool
 
 	// widgets of the call
 	root          *fyne.Container

@@ -32,6 +32,10 @@ type fakeEngine struct {
 	devs  media.Devices
 	level func(i int) float64 // nil: a sine
 	once  bool                // MicLevel sends one level and waits
+	// micErr fails MicLevel; updates are device lists WatchDevices sends
+	// after the first (nil: none).
+	micErr  error
+	updates chan media.Devices
 
 	mu     sync.Mutex
 	joined *fakeMedia
@@ -44,8 +48,14 @@ func (e *fakeEngine) Devices(context.Context) (media.Devices, error) { return e.
 
 func (e *fakeEngine) WatchDevices(ctx context.Context, fn func(media.Devices)) error {
 	fn(e.devs)
-	<-ctx.Done()
-	return ctx.Err()
+	for {
+		select {
+		case ds := <-e.updates:
+			fn(ds)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (e *fakeEngine) Preview(ctx context.Context, _ string, fn func(image.Image)) error {
@@ -64,6 +74,9 @@ func (e *fakeEngine) Preview(ctx context.Context, _ string, fn func(image.Image)
 func (e *fakeEngine) MicLevel(ctx context.Context, _ string, fn func(float64)) error {
 	if len(e.devs.Mics) == 0 {
 		return media.ErrNoAudioDevice
+	}
+	if e.micErr != nil {
+		return e.micErr
 	}
 	level := e.level
 	if level == nil {
@@ -404,7 +417,7 @@ func newFakeCallHarnessWith(t *testing.T, e *fakeEngine, core *app.Core, agent a
 	h.cw.win.Resize(fyne.NewSize(900, 680))
 	h.waitFor("the devices", func() bool {
 		p := h.cw.pre
-		return !p.joinBtn.Disabled() && (e == nil || len(p.micSel.Options)+len(p.spkSel.Options) > 0)
+		return !p.joinBtn.Disabled() && (e == nil || !e.caps.Audio || len(e.devs.Mics)+len(e.devs.Speakers) == 0 || len(p.micSel.Options)+len(p.spkSel.Options) > 0)
 	})
 	return h
 }
@@ -538,7 +551,8 @@ func TestCallPrejoinMeterMovesAndMissingCamera(t *testing.T) {
 		t.Fatalf("the meter was redrawn %.0f times a second", rate)
 	}
 	ch := p.choices()
-	if ch.MicID != "m1" || ch.SpeakerID != "s1" || ch.CameraOn || !ch.ShareScreen || !ch.HalfDuplex || ch.NoMic {
+	// devices not picked are "": the call follows the system's default
+	if ch.MicID != "" || ch.SpeakerID != "" || ch.CameraOn || !ch.ShareScreen || !ch.HalfDuplex || ch.NoMic {
 		t.Fatalf("choices = %+v", ch)
 	}
 }
@@ -620,7 +634,7 @@ func TestCallControlsWithFakes(t *testing.T) {
 	s := h.joinFake(func(p *callPrejoin) { p.halfDuplex.SetChecked(false) })
 	cw := h.cw
 	fm := e.joined
-	if e.params.HalfDuplex != media.HalfDuplexOff || e.params.Mic.DeviceID != "m1" || e.params.Speaker.DeviceID != "s1" ||
+	if e.params.HalfDuplex != media.HalfDuplexOff || e.params.Mic.DeviceID != "" || e.params.Speaker.DeviceID != "" || // not picked: the default, followed
 		e.params.URL != "ws://127.0.0.1:1" || e.params.Refresh == nil {
 		t.Fatalf("join params = %+v", e.params)
 	}

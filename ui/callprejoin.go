@@ -40,10 +40,16 @@ type callChoices struct {
 
 // Sentences of the pre-join screen.
 const (
-	callNoMicText     = "No microphone found: you can still type to the agent."
-	callNoSpeakerText = "No speaker found: read the agent's answers in the transcript."
-	callNoMediaText   = "aimdesk was built without audio and video: you can still type to the agent."
-	callHalfDuplexOn  = "No headset detected, so half-duplex is on: your microphone is muted while the agent speaks, " +
+	callNoMicText = "No microphone found: the agent will not hear you, but you can still type and share your screen; " +
+		"check that a microphone is plugged in and not disabled in the system's sound settings."
+	callNoSpeakerText = "No speaker found: you will not hear the agent, but its answers appear in the transcript; " +
+		"check that speakers or headphones are connected."
+	callNoSoundText = "No sound system found: you can still type to the agent and share your screen; " +
+		"check that PipeWire or PulseAudio is running (or that the computer has a sound card)."
+	callMicFailText = "The microphone could not be opened: you can still type and share your screen; " +
+		"check that no other program holds it, or pick another microphone."
+	callNoMediaText  = "aimdesk was built without audio and video: you can still type to the agent."
+	callHalfDuplexOn = "No headset detected, so half-duplex is on: your microphone is muted while the agent speaks, " +
 		"because nothing here cancels echo and the agent would hear itself. Use a headset to talk over the agent."
 	callHalfDuplexHeadset = "Headset detected: full duplex, you can talk over the agent."
 	callHalfDuplexOff     = "Half-duplex is off: without a headset the agent may hear itself through your microphone."
@@ -71,6 +77,7 @@ type callPrejoin struct {
 	meter                  *levelMeter
 	camImg                 *canvas.Image
 	micNote, spkNote       *widget.Label
+	soundDetails           *detailsBox // the error behind a no-sound sentence
 	camNote, echoNote      *widget.Label
 	status                 *widget.Label
 	shareScreen, cameraOn  *widget.Check
@@ -83,7 +90,12 @@ type callPrejoin struct {
 	meterCo                *coalescer[float64]
 	previewCo              *coalescer[image.Image]
 	halfDuplexTouched      bool
-	micFrames              int // meter updates shown (tests)
+	// micPicked, spkPicked: the user chose a device; until then the call
+	// gets "" and follows the system's default (also when it changes).
+	micPicked, spkPicked bool
+	filling              bool // setDevices is filling the selects
+	micFrames            int  // meter updates shown (tests)
+	micFailed            bool // the meter could not open the microphone
 }
 
 func newCallPrejoin(cw *callWindow) *callPrejoin {
@@ -102,8 +114,14 @@ func newCallPrejoin(cw *callWindow) *callPrejoin {
 }
 
 func (p *callPrejoin) build() {
-	p.micSel = widget.NewSelect(nil, func(string) { p.micChanged() })
-	p.spkSel = widget.NewSelect(nil, func(string) { p.speakerChanged() })
+	p.micSel = widget.NewSelect(nil, func(string) {
+		p.micPicked = p.micPicked || !p.filling
+		p.micChanged()
+	})
+	p.spkSel = widget.NewSelect(nil, func(string) {
+		p.spkPicked = p.spkPicked || !p.filling
+		p.speakerChanged()
+	})
 	p.camSel = widget.NewSelect(nil, func(string) { p.cameraChanged() })
 	for _, s := range []*widget.Select{p.micSel, p.spkSel, p.camSel} {
 		s.PlaceHolder = "Looking for devices…"
@@ -113,6 +131,7 @@ func (p *callPrejoin) build() {
 	p.camImg.FillMode = canvas.ImageFillContain
 	p.camImg.SetMinSize(fyne.NewSize(160, 120))
 	p.micNote, p.spkNote, p.camNote = callNote(), callNote(), callNote()
+	p.soundDetails = newDetailsBox()
 	p.echoNote = wrapLabel("")
 	p.status = wrapLabel("Looking for your microphone, speaker and camera…")
 	p.status.Importance = widget.LowImportance
@@ -133,7 +152,7 @@ func (p *callPrejoin) build() {
 	title := widget.NewLabelWithStyle("Call "+p.cw.agentName(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
 	form := container.New(layout.NewFormLayout(),
-		widget.NewLabel("Microphone"), container.NewVBox(p.micSel, p.meter, p.micNote),
+		widget.NewLabel("Microphone"), container.NewVBox(p.micSel, p.meter, p.micNote, p.soundDetails.root),
 		widget.NewLabel("Speaker"), container.NewVBox(p.spkSel, p.spkNote),
 		widget.NewLabel("Camera"), container.NewVBox(p.camSel, container.NewHBox(p.camImg), p.camNote),
 	)
@@ -203,6 +222,12 @@ func (p *callPrejoin) setEngine(e callEngine, err error) {
 	}
 	p.caps = e.Capabilities()
 	p.status.SetText("Check your microphone and camera, then join.")
+	if !p.caps.Audio {
+		p.status.SetText(callNoSoundText)
+		p.status.Importance = widget.WarningImportance
+		p.status.Refresh()
+		p.soundDetails.set(p.caps.AudioReason)
+	}
 	ctx := p.ctx
 	go func() {
 		err := e.WatchDevices(ctx, func(ds media.Devices) {
@@ -275,17 +300,31 @@ func (p *callPrejoin) setDevices(ds media.Devices) {
 	if p.engine != nil {
 		p.caps = p.engine.Capabilities()
 	}
+	if !p.micPicked || !hasID(ds.Mics, oldMic) {
+		oldMic, p.micPicked = "", false // follow the default
+	}
+	if !p.spkPicked || !hasID(ds.Speakers, oldSpk) {
+		oldSpk, p.spkPicked = "", false
+	}
+	p.filling = true
 	p.micIDs = fillSelect(p.micSel, ds.Mics, oldMic)
 	p.spkIDs = fillSelect(p.spkSel, ds.Speakers, oldSpk)
 	p.camIDs = fillSelect(p.camSel, ds.Cameras, oldCam)
+	p.filling = false
+	noSound := p.showNoSound(ds)
 	p.setNote(p.micNote, "")
-	if len(ds.Mics) == 0 {
+	if len(ds.Mics) == 0 && !noSound {
 		p.setNote(p.micNote, callNoMicText)
+	}
+	if len(ds.Mics) == 0 {
 		p.stopMeter()
 	}
 	p.setNote(p.spkNote, "")
-	if len(ds.Speakers) == 0 {
+	if len(ds.Speakers) == 0 && !noSound {
 		p.setNote(p.spkNote, callNoSpeakerText)
+	}
+	if !noSound && !p.micFailed {
+		p.soundDetails.set("")
 	}
 	p.updateCamera()
 	p.updateScreen()
@@ -293,6 +332,24 @@ func (p *callPrejoin) setDevices(ds media.Devices) {
 	if len(ds.Mics) > 0 && p.meterStop == nil {
 		p.micChanged()
 	}
+}
+
+// showNoSound says so, with the details, when there is no backend or one
+// that lists nothing (ALSA without a sound server and without cards): one
+// sentence for microphone and speaker.
+func (p *callPrejoin) showNoSound(ds media.Devices) bool {
+	if p.caps.Audio && (len(ds.Mics) > 0 || len(ds.Speakers) > 0) {
+		return false
+	}
+	p.status.SetText(callNoSoundText)
+	p.status.Importance = widget.WarningImportance
+	p.status.Refresh()
+	details := p.caps.AudioReason
+	if details == "" {
+		details = "The " + p.caps.AudioBackend + " sound backend lists no microphone and no speaker."
+	}
+	p.soundDetails.set(details)
+	return true
 }
 
 func (p *callPrejoin) updateCamera() {
@@ -385,13 +442,26 @@ func (p *callPrejoin) micChanged() {
 		return
 	}
 	p.stopMeter()
+	if p.micFailed {
+		p.micFailed = false
+		p.setNote(p.micNote, "")
+		p.soundDetails.set("")
+	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	p.meterStop = cancel
-	id, e := selectedID(p.micSel, p.micIDs), p.engine
+	id, e := p.choices().MicID, p.engine
 	go func() {
 		err := e.MicLevel(ctx, id, p.meterCo.push)
 		if err != nil && ctx.Err() == nil {
-			p.cw.env.do(func() { p.setNote(p.micNote, "The microphone does not work: "+callErrText(err)) })
+			p.cw.env.do(func() {
+				p.micFailed = true
+				if errors.Is(err, media.ErrNoSoundSystem) {
+					p.setNote(p.micNote, "")
+				} else {
+					p.setNote(p.micNote, callMicFailText)
+				}
+				p.soundDetails.set(err.Error())
+			})
 		}
 	}()
 }
@@ -430,8 +500,15 @@ func (p *callPrejoin) stopPreview() {
 
 // choices reads the screen.
 func (p *callPrejoin) choices() callChoices {
+	micID, spkID := "", ""
+	if p.micPicked {
+		micID = selectedID(p.micSel, p.micIDs)
+	}
+	if p.spkPicked {
+		spkID = selectedID(p.spkSel, p.spkIDs)
+	}
 	return callChoices{
-		MicID: selectedID(p.micSel, p.micIDs), SpeakerID: selectedID(p.spkSel, p.spkIDs),
+		MicID: micID, SpeakerID: spkID,
 		CameraID: selectedID(p.camSel, p.camIDs),
 		NoMic:    p.engine == nil || len(p.devices.Mics) == 0, NoSpeaker: p.engine == nil || len(p.devices.Speakers) == 0,
 		ShareScreen:    p.shareScreen.Checked && !p.shareScreen.Disabled(),
@@ -453,4 +530,44 @@ func (p *callPrejoin) join() {
 	ch := p.choices()
 	p.close()
 	p.cw.join(ch)
+}
+
+func hasID(ds []media.Device, id string) bool {
+	for _, d := range ds {
+		if d.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// detailsBox is a "Details" expander holding the technical words behind a
+// one-sentence note (hidden when there are none).
+type detailsBox struct {
+	text *widget.Label
+	acc  *widget.Accordion
+	root fyne.CanvasObject
+}
+
+func newDetailsBox() *detailsBox {
+	d := &detailsBox{text: wrapLabel("")}
+	d.text.Importance = widget.LowImportance
+	d.acc = widget.NewAccordion(widget.NewAccordionItem("Details", d.text))
+	d.root = d.acc
+	d.root.Hide()
+	return d
+}
+
+// set shows details (closed) or hides the box for "".
+func (d *detailsBox) set(details string) {
+	if details == d.text.Text && d.root.Visible() == (details != "") {
+		return
+	}
+	d.text.SetText(details)
+	if details == "" {
+		d.acc.CloseAll()
+		d.root.Hide()
+	} else {
+		d.root.Show()
+	}
 }

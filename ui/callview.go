@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
@@ -486,6 +487,16 @@ func (cw *callWindow) setCallDevices(ds media.Devices) {
 		return
 	}
 	cw.screens = ds.Screens
+	// a device in use that is gone: media fell back to the default
+	if cw.micID != "" && !hasID(ds.Mics, cw.micID) {
+		cw.micID = ""
+		cw.setStatus("Your microphone was unplugged: the call goes on with the default microphone.", widget.WarningImportance, false)
+	}
+	if cw.spkID != "" && !hasID(ds.Speakers, cw.spkID) {
+		cw.spkID = ""
+		cw.setStatus("Your speaker was unplugged: the call goes on with the default speaker.", widget.WarningImportance, false)
+	}
+	cw.offerHeadset(ds)
 	cw.fillingDevs = true
 	cw.micIDs = fillSelect(cw.micSel, ds.Mics, cw.micID)
 	cw.spkIDs = fillSelect(cw.spkSel, ds.Speakers, cw.spkID)
@@ -537,4 +548,82 @@ func (cw *callWindow) devicePicked(speaker bool) {
 			cw.setStatus("Could not switch the "+what+": "+callErrText(err), widget.DangerImportance, false)
 		})
 	}()
+}
+
+// offerHeadset asks whether to switch the call to a headset that was just
+// plugged in (a speaker the server marks worn, with its microphone when a
+// worn one appeared with it).
+func (cw *callWindow) offerHeadset(ds media.Devices) {
+	first := cw.knownDevs == nil
+	known := map[string]bool{}
+	spk := newHeadset(ds.Speakers, "s", cw.knownDevs, known, cw.spkID)
+	mic := newHeadset(ds.Mics, "m", cw.knownDevs, known, cw.micID)
+	cw.knownDevs = known
+	if first || spk == nil || cw.phase != callInCall {
+		return
+	}
+	if cw.headsetOffer != nil {
+		cw.headsetOffer.Hide()
+	}
+	msg := "Switch the call to " + spk.Name + "?"
+	if mic != nil {
+		msg = "Switch the call to " + spk.Name + " and its microphone (" + mic.Name + ")?"
+	}
+	spkID, micID := spk.ID, ""
+	if mic != nil {
+		micID = mic.ID
+	}
+	cw.headsetOffer = dialog.NewConfirm("Headset connected — switch?", msg+" With a headset the agent cannot hear itself, so you can talk over it.", func(ok bool) {
+		cw.headsetOffer = nil
+		if ok {
+			cw.switchTo(spkID, micID)
+		}
+	}, cw.win)
+	cw.headsetOffer.Show()
+}
+
+// switchTo moves the call to the speaker spkID and, when not "", the
+// microphone micID, and shows them in the selects.
+func (cw *callWindow) switchTo(spkID, micID string) {
+	_, c := cw.live.get()
+	if c == nil {
+		return
+	}
+	cw.fillingDevs = true
+	if i := slices.Index(cw.spkIDs, spkID); i >= 0 {
+		cw.spkSel.SetSelectedIndex(i)
+	}
+	if i := slices.Index(cw.micIDs, micID); micID != "" && i >= 0 {
+		cw.micSel.SetSelectedIndex(i)
+	}
+	cw.fillingDevs = false
+	cw.spkID = spkID
+	if micID != "" {
+		cw.micID = micID
+	}
+	ctx := cw.ctx
+	go func() {
+		err := c.SwitchSpeaker(ctx, spkID)
+		if err == nil && micID != "" {
+			err = c.SwitchMic(ctx, micID)
+		}
+		if err != nil {
+			cw.env.do(func() {
+				cw.setStatus("Could not switch to the headset: "+callErrText(err), widget.DangerImportance, false)
+			})
+		}
+	}()
+}
+
+// newHeadset returns the first headset of ds not in known (keys prefix+id)
+// and not in use, and records every device of ds in seen.
+func newHeadset(ds []media.Device, prefix string, known, seen map[string]bool, inUse string) *media.Device {
+	var found *media.Device
+	for i, d := range ds {
+		seen[prefix+d.ID] = true
+		if found == nil && d.Headset && !known[prefix+d.ID] && d.ID != inUse {
+			found = &ds[i]
+		}
+	}
+	return found
 }
