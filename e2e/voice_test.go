@@ -358,6 +358,16 @@ type voiceCall struct {
 // microphone, and waits until the agent's greeting plays.
 func startCall(t *testing.T, m *mic, mode media.HalfDuplexMode) *voiceCall {
 	t.Helper()
+	return startCallWith(t, m, mode, nil)
+}
+
+// soundDevices are a real sound server's microphone and speaker for
+// startCallWith (PulseAudio backend) instead of the null backend and the
+// simulated microphone.
+type soundDevices struct{ micID, speakerID string }
+
+func startCallWith(t *testing.T, m *mic, mode media.HalfDuplexMode, real *soundDevices) *voiceCall {
+	t.Helper()
 	lk := lktest.Start(t)
 	lksdk.SetLogger(protoLogger.GetDiscardLogger())
 	h := devagent.NewHandler(devagent.HandlerConfig{
@@ -397,17 +407,24 @@ func startCall(t *testing.T, m *mic, mode media.HalfDuplexMode) *voiceCall {
 	if err != nil {
 		t.Fatalf("join: %v\n%s", err, lk.Logs())
 	}
-	eng, err := media.New(media.Config{AudioBackend: media.BackendNull, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = eng.Close() })
-	call, err := eng.Join(ctx, media.JoinParams{
+	cfg := media.Config{AudioBackend: media.BackendNull, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	jp := media.JoinParams{
 		URL: grant.URL, Token: grant.Token,
 		Mic:        media.MicOptions{Generator: m.gen},
 		Speaker:    media.SpeakerOptions{Tap: c.speaker.tap},
 		HalfDuplex: mode,
-	})
+	}
+	if real != nil {
+		cfg.AudioBackend = media.BackendPulse
+		jp.Mic = media.MicOptions{DeviceID: real.micID}
+		jp.Speaker.DeviceID = real.speakerID
+	}
+	eng, err := media.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close() })
+	call, err := eng.Join(ctx, jp)
 	if err != nil {
 		t.Fatalf("media join: %v\n%s", err, lk.Logs())
 	}
