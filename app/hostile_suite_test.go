@@ -3,9 +3,7 @@ package app_test
 import (
 	"context"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,23 +42,7 @@ func TestHostileAgentSuiteCore(t *testing.T) {
 	events, stop := core.Subscribe()
 	defer stop()
 
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
+	peak := hostiletest.SampleHeap()
 
 	for _, mode := range hostiletest.CardModes {
 		t.Run(mode, func(t *testing.T) {
@@ -126,7 +108,7 @@ func TestHostileAgentSuiteCore(t *testing.T) {
 			t.Logf("%s message %s in %v: %s", final.Role, final.State, took.Round(time.Millisecond), final.Error)
 		})
 	}
-	if p := peak.Load(); p > 150<<20 {
+	if p := peak(); p > 150<<20 {
 		t.Fatalf("peak Go heap %d MB", p>>20)
 	}
 }

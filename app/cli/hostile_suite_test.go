@@ -3,7 +3,6 @@ package cli_test
 import (
 	"context"
 	"io"
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,28 +15,6 @@ import (
 type countingWriter struct{ n atomic.Int64 }
 
 func (c *countingWriter) Write(p []byte) (int, error) { c.n.Add(int64(len(p))); return len(p), nil }
-
-// peakHeap samples the Go heap until stop is closed and returns the peak.
-func peakHeap(stop <-chan struct{}) func() uint64 {
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
-	return func() uint64 { <-done; return peak.Load() }
-}
 
 // TestHostileAgentSuiteCLI: every misbehaviour of the hostile agent ends the
 // command with exit 1 and a message (or, for endless appended text, a
@@ -69,13 +46,11 @@ func TestHostileAgentSuiteCLI(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), c.bound)
 			defer cancel()
-			stop := make(chan struct{})
-			peak := peakHeap(stop)
+			peak := hostiletest.SampleHeap()
 			var out countingWriter
 			var errb limitedBuffer
 			start := time.Now()
 			code := cli.Run(ctx, c.args, &out, &errb)
-			close(stop)
 			took := time.Since(start)
 			if code != c.want {
 				t.Fatalf("exit %d, want %d; stderr: %s", code, c.want, errb.String())
