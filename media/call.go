@@ -396,7 +396,7 @@ func (c *Call) onDeviceLost(what string, err error) {
 // the synthetic tone (no room, no noise; the noise suppressor would take a
 // steady tone for noise and remove it).
 func (c *Call) setupEcho() {
-	if !apm.Available || (c.p.Mic.Tone > 0 && micSourceHook == nil) {
+	if !apm.Available || c.p.Mic.Raw || (c.p.Mic.Tone > 0 && micSourceHook == nil) {
 		return
 	}
 	p, err := apm.New(apm.DefaultConfig())

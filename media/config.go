@@ -114,6 +114,10 @@ type MicOptions struct {
 	// PushToTalk starts in push-to-talk mode: audio is sent only while
 	// PushToTalk(ctx, true) is in effect.
 	PushToTalk bool
+	// Raw sends the microphone as captured: no echo canceller, noise
+	// suppressor or high-pass filter (measurements of the sending path;
+	// echo handling then falls back to half-duplex without a headset).
+	Raw bool
 	// Generator, if not nil, is the microphone at join instead of a device
 	// or the tone: a simulated microphone (tests). It fills p with the
 	// samples (48 kHz mono) that start at sample n of the stream and is
