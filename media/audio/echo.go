@@ -66,13 +66,34 @@ func DeviceEchoDelay(capturePeriod, playbackPeriod time.Duration) time.Duration 
 	return playbackPeriod*DevicePeriods + capturePeriod
 }
 
-// The far-end ring is trimmed to farKeep when it holds more than farMax:
-// that happens only when nothing drains it (no capture source). In steady
-// state it holds less than a playback period.
+// The far end is handed to the canceller exactly once per capture block,
+// one block each time, with a lead of farKeep kept in the ring. The playback
+// callback and the capture path run on different threads (and, with the
+// null backend or a generator, on different timers): the number of far-end
+// blocks that arrive between two capture blocks varies from 0 to 4 under
+// load. Feeding "whatever arrived" made the offset between the far-end
+// stream the canceller saw and the capture stream jump by ±20 ms from block
+// to block (measured in the e2e echo test: 130–170 ms around a true
+// 150 ms), which the classic AEC's 48 ms filter cannot follow: it removed
+// only 3–12 dB of the echo. One far-end block per capture block keeps that
+// offset constant while the two clocks agree; the lead absorbs the
+// callbacks' jitter.
+//
+// The ring holds more than farMax only when nothing drains it (no capture
+// source) or when the playback clock runs faster than the capture clock:
+// then it is trimmed back to farKeep. When it runs dry (the capture clock
+// is faster, or the lead was too small for the jitter) that capture block
+// gets no far-end block: the lead grows by one block. Either is a step in
+// the echo delay that the canceller re-adapts to; both are counted.
 var (
 	farMax  = SamplesPer(150 * time.Millisecond)
-	farKeep = SamplesPer(20 * time.Millisecond)
+	farKeep = SamplesPer(30 * time.Millisecond)
 )
+
+// delaySmoothing is the weight of a new block's delay in the reported
+// delay's running average (about 1 s): the per-block figure jitters with
+// the callbacks' timing while the true delay does not.
+const delaySmoothing = 0.01
 
 // echoState is a Publisher's echo cancellation; only the drain goroutine
 // uses it (the counters may be read anywhere).
@@ -80,15 +101,19 @@ type echoState struct {
 	cfg   EchoConfig
 	block []int16 // one far-end block
 
+	primed bool    // the far-end lead has been reached once
+	delay  float64 // running average of the echo delay, samples; <0 unset
+
 	errs    atomic.Uint64 // blocks the canceller refused
 	trimmed atomic.Uint64 // far-end samples dropped by trim
+	dry     atomic.Uint64 // capture blocks without a far-end block (ring empty)
 }
 
 func newEchoState(cfg *EchoConfig) *echoState {
 	if cfg == nil || cfg.Canceller == nil {
 		return nil
 	}
-	return &echoState{cfg: *cfg, block: make([]int16, echoBlockSamples)}
+	return &echoState{cfg: *cfg, block: make([]int16, echoBlockSamples), delay: -1}
 }
 
 // trim drops stale far-end audio (see farMax).
@@ -101,18 +126,39 @@ func (e *echoState) trim() {
 	}
 }
 
-// feed hands every complete far-end block to the canceller.
+// feed hands one far-end block to the canceller, once the ring has held
+// the lead (see farKeep).
 func (e *echoState) feed() {
 	far := e.cfg.FarEnd
 	if far == nil {
 		return
 	}
-	for far.Len() >= len(e.block) {
-		far.Read(e.block)
-		if err := e.cfg.Canceller.ProcessReverse(e.block); err != nil {
-			e.errs.Add(1)
+	l := far.Len()
+	if !e.primed {
+		if l < farKeep+len(e.block) {
+			return
 		}
+		e.primed = true
 	}
+	if l < len(e.block) {
+		e.dry.Add(1)
+		return
+	}
+	far.Read(e.block)
+	if err := e.cfg.Canceller.ProcessReverse(e.block); err != nil {
+		e.errs.Add(1)
+	}
+}
+
+// smoothDelay adds one block's delay (samples) to the running average and
+// returns the average.
+func (e *echoState) smoothDelay(d int) time.Duration {
+	if e.delay < 0 {
+		e.delay = float64(d)
+	} else {
+		e.delay += delaySmoothing * (float64(d) - e.delay)
+	}
+	return samplesDuration(int(e.delay + 0.5))
 }
 
 // processCapture runs frame (a 20 ms Opus frame just read from the capture
@@ -127,6 +173,7 @@ func (p *Publisher) processCapture(frame []int16) (voice bool) {
 	if e.cfg.DeviceDelay != nil {
 		dev = e.cfg.DeviceDelay()
 	}
+
 	n := echoBlockSamples
 	for off := 0; off+n <= len(frame); off += n {
 		e.trim()
@@ -136,7 +183,7 @@ func (p *Publisher) processCapture(frame []int16) (voice bool) {
 		if e.cfg.FarEnd != nil {
 			unfed = e.cfg.FarEnd.Len()
 		}
-		delay := dev + samplesDuration(behind-unfed)
+		delay := e.smoothDelay(SamplesPer(dev) + behind - unfed)
 		v, err := e.cfg.Canceller.ProcessCapture(frame[off:off+n], delay)
 		if err != nil {
 			e.errs.Add(1)
