@@ -66,13 +66,47 @@ func DeviceEchoDelay(capturePeriod, playbackPeriod time.Duration) time.Duration 
 	return playbackPeriod*DevicePeriods + capturePeriod
 }
 
-// The far-end ring is trimmed to farKeep when it holds more than farMax:
-// that happens only when nothing drains it (no capture source). In steady
-// state it holds less than a playback period.
+// The far end is handed to the canceller exactly once per capture block,
+// one block each time, with a lead of farKeep kept in the ring. The playback
+// callback and the capture path run on different threads (and, with the
+// null backend or a generator, on different timers): the number of far-end
+// blocks that arrive between two capture blocks varies from 0 to 4 under
+// load. Feeding "whatever arrived" made the offset between the far-end
+// stream the canceller saw and the capture stream jump by ±20 ms from block
+// to block (measured in the e2e echo test, TestVoiceEchoIsNotHeard: 130 to
+// 170 ms in 10 ms steps), which an adaptive filter cannot follow (with the
+// 48 ms filter the greeting's echo was reduced by only 3–12 dB; 12–25 dB
+// with this feed; the 128 ms filter, see apm.Config.ExtendedFilter, covers
+// both). One far-end block per capture block keeps that offset constant
+// (measured: one value, 100 ms, for the whole call) while the two clocks
+// agree; the lead absorbs the callbacks' jitter.
+//
+// The lead is the far-end ring's level beyond the capture samples still
+// queued (a capture stall queues both sides alike), averaged over about 1 s
+// (it jitters by ±20 ms with the callbacks). It must stay below the
+// devices' share of the echo delay (DeviceEchoDelay, 40 ms with 10 ms
+// periods), or the far end would reach the canceller after its echo. When
+// the playback clock runs faster than the capture clock it grows: above
+// farDrift one far-end block is dropped, a 10 ms step in the echo delay. When the ring runs dry
+// (the capture clock is faster, or the lead was too small for the jitter)
+// that capture block gets no far-end block: the lead grows by one block.
+// The canceller re-adapts to either step; both are counted. Above farMax
+// nothing has drained the ring for a while (no capture source): it is
+// trimmed back to farKeep.
 var (
-	farMax  = SamplesPer(150 * time.Millisecond)
-	farKeep = SamplesPer(20 * time.Millisecond)
+	farKeep  = SamplesPer(30 * time.Millisecond)
+	farDrift = SamplesPer(60 * time.Millisecond)
+	farMax   = SamplesPer(150 * time.Millisecond)
 )
+
+// delaySmoothing is the weight of a new block's delay in the reported
+// delay's running average (about 1 s): the per-block figure jitters with
+// the callbacks' timing while the true delay does not.
+const delaySmoothing = 0.01
+
+// leadSmoothing is the weight of a block's far-end lead in its running
+// average (about 1 s).
+const leadSmoothing = 0.01
 
 // echoState is a Publisher's echo cancellation; only the drain goroutine
 // uses it (the counters may be read anywhere).
@@ -80,39 +114,73 @@ type echoState struct {
 	cfg   EchoConfig
 	block []int16 // one far-end block
 
+	primed bool    // the far-end lead has been reached once
+	lead   float64 // running average of the far-end lead, samples
+	delay  float64 // running average of the echo delay, samples; <0 unset
+
 	errs    atomic.Uint64 // blocks the canceller refused
 	trimmed atomic.Uint64 // far-end samples dropped by trim
+	dry     atomic.Uint64 // capture blocks without a far-end block (ring empty)
 }
 
 func newEchoState(cfg *EchoConfig) *echoState {
 	if cfg == nil || cfg.Canceller == nil {
 		return nil
 	}
-	return &echoState{cfg: *cfg, block: make([]int16, echoBlockSamples)}
+	return &echoState{cfg: *cfg, block: make([]int16, echoBlockSamples), delay: -1}
 }
 
-// trim drops stale far-end audio (see farMax).
-func (e *echoState) trim() {
+// trim drops stale far-end audio (see farMax); queued is the number of
+// capture samples waiting to be processed.
+func (e *echoState) trim(queued int) {
 	if e == nil || e.cfg.FarEnd == nil {
 		return
 	}
-	if l := e.cfg.FarEnd.Len(); l > farMax {
+	if l := e.cfg.FarEnd.Len() - queued; l > farMax {
 		e.trimmed.Add(uint64(e.cfg.FarEnd.Skip(l - farKeep))) // #nosec G115 -- positive count
 	}
 }
 
-// feed hands every complete far-end block to the canceller.
-func (e *echoState) feed() {
+// feed hands one far-end block to the canceller, once the ring has held
+// the lead (see farKeep); queued is the number of capture samples waiting
+// behind the block about to be processed.
+func (e *echoState) feed(queued int) {
 	far := e.cfg.FarEnd
 	if far == nil {
 		return
 	}
-	for far.Len() >= len(e.block) {
-		far.Read(e.block)
-		if err := e.cfg.Canceller.ProcessReverse(e.block); err != nil {
-			e.errs.Add(1)
+	l := far.Len()
+	if !e.primed {
+		if l < farKeep+len(e.block) {
+			return
 		}
+		e.primed = true
+		e.lead = float64(l - queued)
 	}
+	e.lead += leadSmoothing * (float64(l-queued) - e.lead)
+	if l < len(e.block) {
+		e.dry.Add(1)
+		return
+	}
+	if e.lead > float64(farDrift) && l >= 2*len(e.block) {
+		e.trimmed.Add(uint64(far.Skip(len(e.block)))) // #nosec G115 -- positive count
+		e.lead -= float64(len(e.block))
+	}
+	far.Read(e.block)
+	if err := e.cfg.Canceller.ProcessReverse(e.block); err != nil {
+		e.errs.Add(1)
+	}
+}
+
+// smoothDelay adds one block's delay (samples) to the running average and
+// returns the average.
+func (e *echoState) smoothDelay(d int) time.Duration {
+	if e.delay < 0 {
+		e.delay = float64(d)
+	} else {
+		e.delay += delaySmoothing * (float64(d) - e.delay)
+	}
+	return samplesDuration(int(e.delay + 0.5))
 }
 
 // processCapture runs frame (a 20 ms Opus frame just read from the capture
@@ -127,16 +195,17 @@ func (p *Publisher) processCapture(frame []int16) (voice bool) {
 	if e.cfg.DeviceDelay != nil {
 		dev = e.cfg.DeviceDelay()
 	}
+
 	n := echoBlockSamples
 	for off := 0; off+n <= len(frame); off += n {
-		e.trim()
-		e.feed()
 		behind := len(frame) - off - n + p.ring.Len()
+		e.trim(behind)
+		e.feed(behind)
 		unfed := 0
 		if e.cfg.FarEnd != nil {
 			unfed = e.cfg.FarEnd.Len()
 		}
-		delay := dev + samplesDuration(behind-unfed)
+		delay := e.smoothDelay(SamplesPer(dev) + behind - unfed)
 		v, err := e.cfg.Canceller.ProcessCapture(frame[off:off+n], delay)
 		if err != nil {
 			e.errs.Add(1)
@@ -152,10 +221,21 @@ func samplesDuration(n int) time.Duration {
 }
 
 // EchoErrors is the number of blocks the echo canceller refused (processed
-// as they were) and the far-end samples dropped because nothing read them.
+// as they were) and the far-end samples dropped because nothing read them
+// or the playback clock ran ahead.
 func (p *Publisher) EchoErrors() (refused, farDropped uint64) {
 	if p.echo == nil {
 		return 0, 0
 	}
 	return p.echo.errs.Load(), p.echo.trimmed.Load()
+}
+
+// EchoFarDry is the number of capture blocks processed without a far-end
+// block because the far-end ring was empty (each grows the far-end lead by
+// one block).
+func (p *Publisher) EchoFarDry() uint64 {
+	if p.echo == nil {
+		return 0
+	}
+	return p.echo.dry.Load()
 }

@@ -198,7 +198,7 @@ func TestFarEndTrimmedWithoutCapture(t *testing.T) {
 	far := NewRing(SampleRate / 2)
 	e := newEchoState(&EchoConfig{Canceller: nopCanceller{}, FarEnd: far})
 	far.Write(make([]int16, SamplesPer(300*time.Millisecond)))
-	e.trim()
+	e.trim(0)
 	if far.Len() != farKeep {
 		t.Fatalf("far end holds %d samples after trim, want %d", far.Len(), farKeep)
 	}
@@ -211,3 +211,95 @@ type nopCanceller struct{}
 
 func (nopCanceller) ProcessReverse([]int16) error                        { return nil }
 func (nopCanceller) ProcessCapture([]int16, time.Duration) (bool, error) { return false, nil }
+
+// countingCanceller records, for every capture block, how many far-end
+// blocks it had been given so far, and the delay it was told.
+type countingCanceller struct {
+	reverse int
+	seen    []int
+	delays  []time.Duration
+}
+
+func (c *countingCanceller) ProcessReverse([]int16) error { c.reverse++; return nil }
+func (c *countingCanceller) ProcessCapture(_ []int16, d time.Duration) (bool, error) {
+	c.seen = append(c.seen, c.reverse)
+	c.delays = append(c.delays, d)
+	return false, nil
+}
+
+// TestFarEndFedOncePerCaptureBlock: the playback callback delivers the far
+// end in bursts (0 to 4 blocks between two capture frames, as the null
+// device and a loaded machine do); the canceller must still get exactly one
+// far-end block per capture block once the lead is reached, so the far/near
+// offset it sees stays constant, and a steady delay.
+func TestFarEndFedOncePerCaptureBlock(t *testing.T) {
+	far := NewRing(SampleRate / 2)
+	c := &countingCanceller{}
+	p := &Publisher{ring: NewRing(SampleRate / 2)}
+	p.echo = newEchoState(&EchoConfig{Canceller: c, FarEnd: far, DeviceDelay: func() time.Duration { return 40 * time.Millisecond }})
+	blk := make([]int16, echoBlockSamples)
+	frame := make([]int16, FrameSamples)
+	bursts := []int{4, 0, 2, 0, 4, 1, 3, 2, 0, 4} // 2 blocks per 20 ms frame on average
+	for i := 0; i < 500; i++ {
+		for range bursts[i%len(bursts)] {
+			far.Write(blk)
+		}
+		p.processCapture(frame)
+	}
+	// the lead (30 ms) is smaller than this pattern's jitter (40 ms): it
+	// grows by a block each time the ring runs dry, then holds
+	const settle = 100
+	if c.seen[10] == 0 {
+		t.Fatalf("far end not fed in the first 10 capture blocks: %v", c.seen[:10])
+	}
+	for i := settle; i < len(c.seen); i++ {
+		if got := c.seen[i] - c.seen[i-1]; got != 1 {
+			t.Fatalf("capture block %d: %d far-end blocks since the previous one, want 1", i, got)
+		}
+	}
+	if dry := p.EchoFarDry(); dry > 3 {
+		t.Errorf("%d capture blocks without far end, want ≤ 3 (while the lead settles)", dry)
+	}
+	if _, dropped := p.EchoErrors(); dropped != 0 {
+		t.Errorf("%d far-end samples dropped", dropped)
+	}
+	// the reported delay is steady: the device share minus the lead, within a block
+	lo, hi := time.Hour, time.Duration(0)
+	for _, d := range c.delays[len(c.delays)/2:] {
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	if hi-lo > 2*time.Millisecond {
+		t.Errorf("reported delay varies %v..%v", lo, hi)
+	}
+}
+
+// TestFarEndDriftStepsOneBlock: when the playback clock runs ahead the
+// lead is cut by one block at a time, not back to the start.
+func TestFarEndDriftStepsOneBlock(t *testing.T) {
+	far := NewRing(SampleRate / 2)
+	c := &countingCanceller{}
+	p := &Publisher{ring: NewRing(SampleRate / 2)}
+	p.echo = newEchoState(&EchoConfig{Canceller: c, FarEnd: far})
+	blk := make([]int16, echoBlockSamples)
+	frame := make([]int16, FrameSamples)
+	for i := 0; i < 300; i++ {
+		n := 2
+		if i%10 == 0 {
+			n = 3 // playback 5 % fast
+		}
+		for range n {
+			far.Write(blk)
+		}
+		p.processCapture(frame)
+		if l := far.Len(); l > farDrift+10*echoBlockSamples { // the average lags
+			t.Fatalf("frame %d: far end holds %d samples, drift bound %d", i, l, farDrift)
+		}
+	}
+	_, dropped := p.EchoErrors()
+	if dropped == 0 || dropped%uint64(echoBlockSamples) != 0 {
+		t.Fatalf("dropped %d far-end samples, want whole blocks", dropped)
+	}
+	if l := far.Len(); l < farKeep {
+		t.Fatalf("far end holds %d samples after drift: cut back too far", l)
+	}
+}

@@ -173,7 +173,7 @@ func (p *Publisher) run() {
 		case <-p.wake:
 		case <-t.C:
 		}
-		p.echo.trim()
+		p.echo.trim(p.ring.Len())
 		for p.ring.Len() >= FrameSamples {
 			p.ring.Read(frame)
 			now := time.Now()

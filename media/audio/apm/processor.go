@@ -50,13 +50,14 @@ func New(cfg Config) (*Processor, error) {
 		return nil, err
 	}
 	cc := C.aimdesk_apm_config{
-		sample_rate:    C.int(cfg.SampleRate),
-		channels:       C.int(cfg.Channels),
-		echo_cancel:    cbool(cfg.EchoCancel),
-		noise_suppress: cbool(cfg.NoiseSuppress),
-		auto_gain:      cbool(cfg.AutoGain),
-		high_pass:      cbool(cfg.HighPass),
-		voice_detect:   cbool(cfg.VoiceDetect),
+		sample_rate:     C.int(cfg.SampleRate),
+		channels:        C.int(cfg.Channels),
+		echo_cancel:     cbool(cfg.EchoCancel),
+		noise_suppress:  cbool(cfg.NoiseSuppress),
+		auto_gain:       cbool(cfg.AutoGain),
+		high_pass:       cbool(cfg.HighPass),
+		voice_detect:    cbool(cfg.VoiceDetect),
+		extended_filter: cbool(cfg.ExtendedFilter),
 	}
 	var code C.int
 	h := C.aimdesk_apm_new(&cc, &code)

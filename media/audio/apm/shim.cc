@@ -119,11 +119,9 @@ extern "C" aimdesk_apm *aimdesk_apm_new(const aimdesk_apm_config *cfg, int *err)
 	// the AEC estimates the delay itself (the reported delay is where it
 	// starts): the devices' buffer sizes are only approximately known
 	config.Set<webrtc::DelayAgnostic>(new webrtc::DelayAgnostic(true));
-	// the extended filter (128 ms instead of 48 ms) is off: with the
-	// delay-agnostic mode it gained no echo reduction in the tests
-	// (TestEchoCancelledAfterConvergence) but cost up to 1 dB more near-end
-	// speech during double talk (TestDoubleTalkKeepsNearEnd)
-	config.Set<webrtc::ExtendedFilter>(new webrtc::ExtendedFilter(false));
+	// the extended filter (128 ms instead of 48 ms) when asked for (see
+	// Config.ExtendedFilter in apm.go)
+	config.Set<webrtc::ExtendedFilter>(new webrtc::ExtendedFilter(cfg->extended_filter != 0));
 	// the experimental AGC drives the analog (hardware) volume: not used
 	config.Set<webrtc::ExperimentalAgc>(new webrtc::ExperimentalAgc(false));
 	webrtc::AudioProcessing *apm = webrtc::AudioProcessing::Create(config);

@@ -21,6 +21,7 @@ typedef struct {
 	int auto_gain;
 	int high_pass;
 	int voice_detect;
+	int extended_filter; // 0.3 only (AEC3 has no such switch)
 } aimdesk_apm_config;
 
 typedef struct {

@@ -260,10 +260,16 @@ const converge = 2 * time.Second
 // output energy, from converge to the end.
 func measureERLE(t testing.TB, s scenario) float64 {
 	t.Helper()
+	return measureERLEWith(t, DefaultConfig(), s)
+}
+
+// measureERLEWith is measureERLE with the processor configured by cfg.
+func measureERLEWith(t testing.TB, cfg Config, s scenario) float64 {
+	t.Helper()
 	farF := voice(t, "far.wav")
 	echo := newRoom(s.delay, 0.5, 7).apply(farF)
 	mic := add(echo, noise(len(echo), -70, 3))
-	out, p := run(t, DefaultConfig(), toPCM(farF), toPCM(mic), s.reported)
+	out, p := run(t, cfg, toPCM(farF), toPCM(mic), s.reported)
 	from := int(converge.Seconds() * rate)
 	erle := db(energyF(echo[from:len(out)]) / max(1, energy(out[from:])))
 	st := p.Stats()
@@ -284,14 +290,21 @@ func measureERLE(t testing.TB, s scenario) float64 {
 // takes from the near end.
 func measureDoubleTalkLoss(t testing.TB, s scenario) float64 {
 	t.Helper()
+	return measureDoubleTalkLossWith(t, DefaultConfig(), s)
+}
+
+// measureDoubleTalkLossWith is measureDoubleTalkLoss with the processor
+// configured by cfg.
+func measureDoubleTalkLossWith(t testing.TB, cfg Config, s scenario) float64 {
+	t.Helper()
 	farF := voice(t, "far.wav")
 	nearF := voice(t, "near.wav")
 	n := len(farF)
 	near := place(nearF, nearAt, n)
 	echo := newRoom(s.delay, 0.5, 7).apply(farF)
 	bg := noise(n, -70, 3)
-	withFar, _ := run(t, DefaultConfig(), toPCM(farF), toPCM(add(echo, near, bg)), s.reported)
-	alone, _ := run(t, DefaultConfig(), nil, toPCM(add(near, bg)), s.reported)
+	withFar, _ := run(t, cfg, toPCM(farF), toPCM(add(echo, near, bg)), s.reported)
+	alone, _ := run(t, cfg, nil, toPCM(add(near, bg)), s.reported)
 	const bs = rate / 100
 	var ref, kept float64
 	blocks := 0
