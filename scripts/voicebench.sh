@@ -73,6 +73,9 @@ if [ -n "$figures" ]; then
 				goal["m2e_p50"] = "≤ 60 ms"; goal["m2e_p99"] = "≤ 100 ms"
 				goal["impaired_m2e_p50"] = "≤ 120 ms"; goal["impaired_concealed"] = "≤ loss + 1 %"
 				goal["impaired_max_gap"] = "≤ 40 ms"
+				goal["erle"] = "≥ 25 dB"; goal["doubletalk_loss"] = "≤ 3 dB"; goal["call_cpu"] = "≤ 10 %"
+				goal["barge_in_state"] = "≤ 500 ms"; goal["barge_in_audio_stop"] = "≤ 500 ms"
+				goal["barge_in_echo_state"] = "≤ 500 ms"; goal["barge_in_echo_audio_stop"] = "≤ 500 ms"
 			}
 			{ printf "| %s | %s %s | %s |\n", $2, $3, $4, goal[$2] }'
 		echo '<!-- voice:end -->'
