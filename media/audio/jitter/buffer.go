@@ -84,6 +84,7 @@ type Buffer struct {
 	lastDTX, lastQuiet bool
 	active             bool
 	consecConceal      int
+	overFrames         int   // consecutive frames played more than 25 ms above the target
 	gapRun             int64 // samples of silence while active
 	lastArrS           int64 // arrival of the newest packet, samples since base
 	prevArrS, prevTS   int64 // for the RFC 3550 jitter
@@ -402,8 +403,11 @@ func (b *Buffer) produce() {
 	b.st.delay.Store(max(cur, 0))
 	b.st.target.Store(b.goal())
 	fl := b.frameLen
-	// the band [target, target+25 ms] (+45 ms while audible) is left
-	// alone; below it a frame is inserted, above it one is dropped
+	// the band [target, target+25 ms] is left alone; below it a frame is
+	// inserted, above it one is dropped: at once when the frame is quiet or
+	// the delay is 45 ms over, else after overDropFrames frames above the
+	// band (so continuous audio, with no quiet frame to drop, does not keep
+	// 45 ms of extra delay for ever)
 	low := b.goal()
 	if !b.lastQuiet {
 		low -= samples(5 * time.Millisecond)
@@ -451,7 +455,14 @@ func (b *Buffer) produce() {
 			b.lastDTX = e.n <= 2
 			quiet := power(b.pcm[:n]) < quietPower
 			excess := cur - b.goal()
-			if !dropped && (excess > samples(45*time.Millisecond) || (quiet && excess > samples(25*time.Millisecond))) {
+			over := excess > samples(25*time.Millisecond)
+			if over {
+				b.overFrames++
+			} else {
+				b.overFrames = 0
+			}
+			if !dropped && (excess > samples(45*time.Millisecond) || (over && (quiet || b.overFrames > overDropFrames))) {
+				b.overFrames = 0
 				// too far behind: drop this frame
 				dropped = true
 				b.st.dropped.Add(1)
@@ -656,6 +667,10 @@ func (s Stats) ConcealedPercent() float64 {
 	}
 	return 100 * float64(s.Concealed+s.Inserted) / float64(all)
 }
+
+// overDropFrames is how long (in frames, 500 ms) the delay may stay above
+// the band while the audio is loud before a loud frame is dropped.
+const overDropFrames = 25
 
 // Stats reads the counters; safe from any goroutine.
 func (b *Buffer) Stats() Stats {
