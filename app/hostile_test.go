@@ -79,7 +79,7 @@ func TestAttackEndlessAppendedChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if kept := int64(len(strings.SplitN(text, "\n\n[aimdesk:", 2)[0])); kept+fi.Size() != int64(h.AppendBytes) {
+	if kept := int64(len(strings.SplitN(text, "\n[aimdesk:", 2)[0])); kept+fi.Size() != int64(h.AppendBytes) {
 		t.Errorf("kept %d + file %d bytes, the agent sent %d", kept, fi.Size(), h.AppendBytes)
 	}
 	if fi.Mode().Perm() != 0o600 {

@@ -175,13 +175,15 @@ func (r *reply) snapshot() Message {
 		for _, p := range a.parts {
 			q := p.part
 			if q.Kind == a2a.PartText {
-				q.Text = p.text.String()
-				if p.spill != nil {
-					q.Text += p.spill.note()
-					m.FullTextPath, m.TextCut = p.spill.path, m.TextCut+p.spill.n
-				}
+				q.Text = p.text.String() // no copy: the builder only appends
 			}
 			m.Parts = append(m.Parts, q)
+			if p.spill != nil {
+				// the note is a part of its own: adding it to the kept text
+				// would copy megabytes on every event
+				m.Parts = append(m.Parts, a2a.TextPart(p.spill.note()))
+				m.FullTextPath, m.TextCut = p.spill.path, m.TextCut+p.spill.n
+			}
 		}
 	}
 	m.Parts = append(m.Parts, r.status...)

@@ -30,9 +30,9 @@ type spill struct {
 // note is what the kept text ends with once it spilled.
 func (s *spill) note() string {
 	if s.err != nil {
-		return fmt.Sprintf("\n\n[aimdesk: the reply is longer than %d MiB; the rest was not kept: %v]", MaxReplyText>>20, s.err)
+		return fmt.Sprintf("[aimdesk: the reply is longer than %d MiB; the rest was not kept: %v]", MaxReplyText>>20, s.err)
 	}
-	return fmt.Sprintf("\n\n[aimdesk: the reply is longer than %d MiB; the rest (%d bytes so far) is in %s]", MaxReplyText>>20, s.n, s.path)
+	return fmt.Sprintf("[aimdesk: the reply is longer than %d MiB; the rest (%d bytes so far) is in %s]", MaxReplyText>>20, s.n, s.path)
 }
 
 // appendText adds chunk to a text part: to memory up to MaxReplyText, then

@@ -28,8 +28,9 @@ import (
 //   - any segment kind this walk does not know is reduced to its text.
 
 // maxMarkdownBytes bounds what one text part renders; the rest is cut with a
-// note (a multi-megabyte answer would otherwise freeze the row).
-const maxMarkdownBytes = 256 << 10
+// note (a multi-megabyte answer would otherwise freeze the row; Copy and the
+// reply's full-text file have everything). 32 KiB is about 8 pages.
+const maxMarkdownBytes = 32 << 10
 
 // imagePlaceholderStyle is how a Markdown image's placeholder looks.
 var imagePlaceholderStyle = widget.RichTextStyle{
@@ -108,8 +109,48 @@ func markdownBlocks(src string) []string {
 		}
 	}
 	flush()
+	out = splitLongBlocks(out)
 	if note != "" {
 		out = append(out, note)
+	}
+	return out
+}
+
+// Fyne wraps a paragraph by measuring (shaping) ever longer prefixes of it,
+// which costs about the square of its length: a 256 KiB paragraph without
+// a newline (a runaway or hostile agent) blocked the window for minutes.
+// A block of prose longer than splitBlockBytes is therefore cut at spaces
+// into pieces of maxBlockBytes shown one after the other (ordinary
+// paragraphs stay whole).
+const (
+	splitBlockBytes = 2 << 10
+	maxBlockBytes   = 512
+)
+
+// splitLongBlocks cuts blocks longer than splitBlockBytes into pieces of
+// maxBlockBytes at the last space (else at a rune boundary) before the
+// limit; fenced code is left whole.
+func splitLongBlocks(blocks []string) []string {
+	var out []string
+	for _, b := range blocks {
+		if len(b) <= splitBlockBytes || fenceMarker(strings.TrimSpace(b[:strings.IndexByte(b+"\n", '\n')])) != "" {
+			out = append(out, b)
+			continue
+		}
+		for len(b) > maxBlockBytes {
+			cut := strings.LastIndexAny(b[:maxBlockBytes], " \n\t")
+			if cut < maxBlockBytes/2 {
+				cut = maxBlockBytes
+				for cut > 0 && !utf8.RuneStart(b[cut]) {
+					cut--
+				}
+			}
+			out = append(out, b[:cut])
+			b = strings.TrimLeft(b[cut:], " \t")
+		}
+		if strings.TrimSpace(b) != "" {
+			out = append(out, b)
+		}
 	}
 	return out
 }

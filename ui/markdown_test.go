@@ -221,3 +221,32 @@ func TestMarkdownBlocks(t *testing.T) {
 		t.Fatalf("a %d byte text was not cut", len(big))
 	}
 }
+
+// TestMarkdownSplitsHugeParagraphs: one paragraph of 20 KiB without a blank
+// line is shown in pieces of at most maxBlockBytes cut at spaces, with no
+// text lost; an ordinary paragraph and fenced code stay whole.
+func TestMarkdownSplitsHugeParagraphs(t *testing.T) {
+	para := strings.Repeat("lorem ipsum dolor ", 20<<10/18)
+	blocks := markdownBlocks(para)
+	if len(blocks) < 20 {
+		t.Fatalf("%d blocks", len(blocks))
+	}
+	joined := ""
+	for _, b := range blocks {
+		if len(b) > maxBlockBytes {
+			t.Fatalf("a block of %d bytes", len(b))
+		}
+		joined += b + " "
+	}
+	if strings.Join(strings.Fields(joined), " ") != strings.Join(strings.Fields(para), " ") {
+		t.Fatal("text lost or changed in the split")
+	}
+	normal := strings.Repeat("word ", 300) // 1.5 KiB: stays one block
+	if got := markdownBlocks(normal); len(got) != 1 {
+		t.Fatalf("an ordinary paragraph became %d blocks", len(got))
+	}
+	code := "```\n" + strings.Repeat("x := 1 // code\n", 400) + "```\n"
+	if got := markdownBlocks(code); len(got) != 1 {
+		t.Fatalf("fenced code became %d blocks", len(got))
+	}
+}

@@ -24,6 +24,9 @@ import (
 type postQueue struct {
 	mu  sync.Mutex
 	fns []func()
+	// slowest is the longest a single queued function took (how long the
+	// window's event loop was blocked at once).
+	slowest time.Duration
 }
 
 func (q *postQueue) post(fn func()) {
@@ -82,7 +85,9 @@ func (q *postQueue) drain() int {
 			return n
 		}
 		for _, f := range fns {
+			start := time.Now()
 			f()
+			q.slowest = max(q.slowest, time.Since(start))
 			n++
 		}
 	}
