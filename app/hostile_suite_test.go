@@ -2,15 +2,12 @@ package app_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"aimdesk/app"
-	"aimdesk/app/a2a"
 	"aimdesk/app/hostiletest"
-	"aimdesk/app/store"
 )
 
 // TestHostileAgentSuiteCore: the core meets each misbehaviour of the
@@ -24,24 +21,12 @@ func TestHostileAgentSuiteCore(t *testing.T) {
 		h.AppendBytes = 32 << 20
 	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "aimdesk.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	core, err := app.New(ctx, app.Config{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer core.Close()
+	core, events := hostileCore(t)
 	s := core.Settings()
 	s.IdleTimeout = 2 * time.Second
 	if err := core.SetSettings(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	events, stop := core.Subscribe()
-	defer stop()
-
 	peak := hostiletest.SampleHeap()
 
 	for _, mode := range hostiletest.CardModes {
@@ -61,40 +46,7 @@ func TestHostileAgentSuiteCore(t *testing.T) {
 	}
 	for _, mode := range hostiletest.StreamModes {
 		t.Run(mode, func(t *testing.T) {
-			a, err := core.AddAgent(ctx, h.URL(mode), false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cv, err := core.NewConversation(ctx, a.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			start := time.Now()
-			if _, err := core.Send(ctx, cv.ID, "hello", nil); err != nil {
-				t.Fatal(err)
-			}
-			// The end is the agent's reply done or failed, or (when nothing
-			// of the answer could be read) the user's message failed, with
-			// Retry.
-			var final app.Message
-			bound := time.After(5 * time.Minute)
-			for final.ID == "" {
-				select {
-				case ev := <-events:
-					m := ev.Message
-					if m == nil || m.ConversationID != cv.ID {
-						continue
-					}
-					agentEnd := m.Message.Role == a2a.RoleAgent && (m.Message.State == app.MessageDone || m.Message.State == app.MessageFailed)
-					userFailed := m.Message.Role == a2a.RoleUser && m.Message.State == app.MessageFailed
-					if agentEnd || userFailed {
-						final = m.Message
-					}
-				case <-bound:
-					t.Fatal("no final reply")
-				}
-			}
-			took := time.Since(start)
+			final, took := sendAndWait(t, core, events, h.URL(mode))
 			if mode == hostiletest.StreamAppend {
 				if final.State != app.MessageDone || len(final.Text()) > app.MaxReplyText+1024 || final.FullTextPath == "" {
 					t.Fatalf("state %s, %d bytes kept, file %q", final.State, len(final.Text()), final.FullTextPath)

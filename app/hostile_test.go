@@ -15,6 +15,61 @@ import (
 	"aimdesk/app/store"
 )
 
+// hostileCore is a core on a fresh store, subscribed to its events.
+func hostileCore(t *testing.T) (*app.Core, <-chan app.Event) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "aimdesk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	core, err := app.New(ctx, app.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, stop := core.Subscribe()
+	t.Cleanup(func() { stop(); core.Close() })
+	return core, events
+}
+
+// sendAndWait adds the agent at url, sends it a message and returns how the
+// exchange ended: the agent's reply done or failed, or (when nothing of the
+// answer could be read) the user's message failed, with Retry.
+func sendAndWait(t *testing.T, core *app.Core, events <-chan app.Event, url string) (app.Message, time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := core.AddAgent(ctx, url, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, err := core.NewConversation(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := core.Send(ctx, cv.ID, "hello", nil); err != nil {
+		t.Fatal(err)
+	}
+	bound := time.After(10 * time.Minute)
+	for {
+		select {
+		case ev := <-events:
+			m := ev.Message
+			if m == nil || m.ConversationID != cv.ID {
+				continue
+			}
+			agentEnd := m.Message.Role == a2a.RoleAgent && (m.Message.State == app.MessageDone || m.Message.State == app.MessageFailed)
+			userFailed := m.Message.Role == a2a.RoleUser && m.Message.State == app.MessageFailed
+			if agentEnd || userFailed {
+				return m.Message, time.Since(start)
+			}
+		case <-bound:
+			t.Fatal("no final reply")
+		}
+	}
+}
+
 // TestAttackEndlessAppendedChunks: a hostile agent streams 256 MiB of
 // appended artifact text. The reply used to be rebuilt whole on every
 // event and kept whole in memory and in the store; now the core keeps
@@ -28,49 +83,13 @@ func TestAttackEndlessAppendedChunks(t *testing.T) {
 	if raceEnabled {
 		h.AppendBytes = 32 << 20
 	}
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "aimdesk.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	core, err := app.New(ctx, app.Config{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer core.Close()
-	events, stop := core.Subscribe()
-	defer stop()
-	a, err := core.AddAgent(ctx, h.URL(hostiletest.StreamAppend), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cv, err := core.NewConversation(ctx, a.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	core, events := hostileCore(t)
 	peak := hostiletest.SampleHeap()
-	start := time.Now()
-	if _, err := core.Send(ctx, cv.ID, "go", nil); err != nil {
-		t.Fatal(err)
-	}
-	var final app.Message
-	deadline := time.After(10 * time.Minute)
-	for final.ID == "" {
-		select {
-		case ev := <-events:
-			if m := ev.Message; m != nil && m.ConversationID == cv.ID && m.Message.Role == a2a.RoleAgent && m.Message.State != app.MessageStreaming {
-				final = m.Message
-			}
-		case <-deadline:
-			t.Fatal("the stream did not end")
-		}
-	}
+	final, elapsed := sendAndWait(t, core, events, h.URL(hostiletest.StreamAppend))
 	heap := float64(peak()) / 1e6
-	elapsed := time.Since(start)
 	text := final.Text()
-	if len(text) > app.MaxReplyText+1024 {
-		t.Fatalf("the reply keeps %d bytes in memory, cap %d", len(text), app.MaxReplyText)
+	if final.State != app.MessageDone || len(text) > app.MaxReplyText+1024 {
+		t.Fatalf("reply %s keeping %d bytes in memory, cap %d", final.State, len(text), app.MaxReplyText)
 	}
 	if !strings.Contains(text, "the rest") || final.FullTextPath == "" {
 		t.Fatalf("the reply does not say where the rest is: %q / %q", text[max(0, len(text)-200):], final.FullTextPath)

@@ -195,35 +195,29 @@ func (o ScreenOptions) withDefaults(d ScreenOptions) ScreenOptions {
 		if o.UplinkBitRate == 0 {
 			o.Preset, o.UplinkBitRate = d.Preset, d.UplinkBitRate
 		}
-		if o.MaxWidth == 0 {
-			o.MaxWidth = d.MaxWidth
-		}
-		if o.MaxHeight == 0 {
-			o.MaxHeight = d.MaxHeight
-		}
-		if o.FPS == 0 {
-			o.FPS = d.FPS
-		}
-		if o.BitRate == 0 {
-			o.BitRate = d.BitRate
-		}
+		o.fillZero(d.MaxWidth, d.MaxHeight, d.FPS, d.BitRate)
 	}
 	p, ok := screenpreset.ByID(o.Preset)
 	if !ok {
 		p = screenpreset.Default(o.UplinkBitRate)
 		o.Preset = p.ID
 	}
+	o.fillZero(p.MaxWidth, p.MaxHeight, p.FPS, p.BitRate)
+	return o
+}
+
+// fillZero sets the size, rate and bitrate that are still 0.
+func (o *ScreenOptions) fillZero(w, h int, fps float64, bitRate int) {
 	if o.MaxWidth == 0 {
-		o.MaxWidth = p.MaxWidth
+		o.MaxWidth = w
 	}
 	if o.MaxHeight == 0 {
-		o.MaxHeight = p.MaxHeight
+		o.MaxHeight = h
 	}
 	if o.FPS == 0 {
-		o.FPS = p.FPS
+		o.FPS = fps
 	}
 	if o.BitRate == 0 {
-		o.BitRate = p.BitRate
+		o.BitRate = bitRate
 	}
-	return o
 }
