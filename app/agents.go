@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"aimdesk/app/a2a"
+	"aimdesk/app/auth"
 	"aimdesk/app/store"
 )
 
@@ -245,7 +246,7 @@ func checkInterfaceHost(ifaceURL, cardURL string) error {
 // localHost reports whether host names this machine or a private or
 // link-local address.
 func localHost(host string) bool {
-	if isLoopback(strings.TrimSuffix(strings.ToLower(host), ".")) || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+	if auth.IsLoopbackHost(host) {
 		return true
 	}
 	ip := net.ParseIP(host)

@@ -17,7 +17,7 @@ import (
 func TestHostileAgentSuiteCore(t *testing.T) {
 	h := hostiletest.Start()
 	defer h.Close()
-	if raceEnabled {
+	if hostiletest.Race {
 		h.AppendBytes = 32 << 20
 	}
 	ctx := context.Background()

@@ -80,7 +80,7 @@ func TestAttackEndlessAppendedChunks(t *testing.T) {
 	h := hostiletest.Start()
 	defer h.Close()
 	h.AppendBytes = 256 << 20
-	if raceEnabled {
+	if hostiletest.Race {
 		h.AppendBytes = 32 << 20
 	}
 	core, events := hostileCore(t)

@@ -24,7 +24,6 @@ type spill struct {
 	f    *os.File
 	n    int64 // bytes written to the file
 	err  error // the first write error; later text is dropped
-	done bool  // the file is closed: the reply ended or was replaced
 }
 
 // note is what the kept text ends with once it spilled.
@@ -53,7 +52,7 @@ func (r *reply) appendText(p *partAcc, chunk string) {
 		p.spill = r.openSpill()
 	}
 	s := p.spill
-	if s.err != nil || s.done {
+	if s.f == nil { // closed: a write failed, or the reply ended or was replaced
 		return
 	}
 	n, err := s.f.WriteString(chunk)
@@ -61,6 +60,7 @@ func (r *reply) appendText(p *partAcc, chunk string) {
 	if err != nil {
 		s.err = err
 		_ = s.f.Close()
+		s.f = nil
 	}
 }
 
@@ -89,9 +89,9 @@ func (r *reply) closeSpills() {
 
 func closePartSpills(parts []*partAcc) {
 	for _, p := range parts {
-		if s := p.spill; s != nil && s.f != nil && s.err == nil && !s.done {
+		if s := p.spill; s != nil && s.f != nil {
 			_ = s.f.Close()
-			s.done = true
+			s.f = nil
 		}
 	}
 }

@@ -69,7 +69,6 @@ type Call struct {
 	lastLevel Levels
 	ticks     int
 	retired   jitter.Stats // receive statistics of playouts already closed
-	lastStats CallStats
 
 	// read by the audio gate on the publisher goroutine
 	muted      atomic.Bool
@@ -899,10 +898,9 @@ func (c *Call) emitStats() {
 	}
 	cs := receiveStats(js)
 	cs.RTT, cs.UplinkLossPercent = c.sendStats()
-	if cs == c.lastStats {
+	if cs == *c.st.Stats {
 		return
 	}
-	c.lastStats = cs
 	c.st.Stats = &cs
 	cp := cs
 	c.n.send(Event{Stats: &cp})
@@ -1320,12 +1318,7 @@ func (c *Call) followSpeaker(ds Devices) {
 // followHeadset switches echo handling when the speaker in use becomes or
 // stops being a headset (the default changed to one, say).
 func (c *Call) followHeadset(ds Devices) {
-	headset := false
-	for _, d := range ds.Speakers {
-		if (c.st.Audio.SpeakerID == "" && d.Default) || d.ID == c.st.Audio.SpeakerID {
-			headset = d.Headset
-		}
-	}
+	headset := headsetOf(ds.Speakers, c.st.Audio.SpeakerID)
 	if headset == c.st.Duplex.Headset {
 		return
 	}

@@ -55,6 +55,9 @@ func (c *Call) ScreenPreview(ctx context.Context, fn func(image.Image)) error {
 		if src != cur { // a new share
 			cur, seen = src, 0
 		}
+		if src.Frames() == seen {
+			continue // no new frame: a still screen costs no scaling
+		}
 		img, n := src.Thumbnail(ScreenPreviewWidth)
 		if img == nil || n == seen {
 			continue

@@ -151,6 +151,12 @@ func (e *Engine) headset(ctx context.Context, kind DeviceKind, id string) bool {
 	if kind == DeviceSpeaker {
 		ds = spks
 	}
+	return headsetOf(ds, id)
+}
+
+// headsetOf reports whether the device id in ds ("" = the default one)
+// looks worn.
+func headsetOf(ds []Device, id string) bool {
 	for _, d := range ds {
 		if (id == "" && d.Default) || (id != "" && d.ID == id) {
 			return d.Headset

@@ -22,7 +22,7 @@ func TestAttackEndlessStreamKeepsWindowResponsive(t *testing.T) {
 	bad := hostiletest.Start()
 	defer bad.Close()
 	bad.AppendBytes = 16 << 20
-	if raceEnabled {
+	if hostiletest.Race {
 		bad.AppendBytes = 16 << 20
 	}
 	a, err := h.core.AddAgent(h.ctx, bad.URL(hostiletest.StreamAppend), false)
@@ -46,7 +46,7 @@ func TestAttackEndlessStreamKeepsWindowResponsive(t *testing.T) {
 	})
 	t.Logf("%d MiB streamed in %v; slowest UI turn %v", bad.AppendBytes>>20, time.Since(start).Round(time.Millisecond), h.q.slowest)
 	bound := 300 * time.Millisecond
-	if raceEnabled {
+	if hostiletest.Race {
 		bound = 3 * time.Second
 	}
 	if h.q.slowest > bound {

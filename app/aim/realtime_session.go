@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"slices"
-	"strings"
 	"sync"
 
 	"aimdesk/app/a2a"
+	"aimdesk/app/auth"
 )
 
 // RealtimeSession is the client's handle on one realtime session: it
@@ -525,9 +524,9 @@ func CheckLiveKitURL(raw, agentURL string) error {
 	}
 	agentLocal := false
 	if a, err := url.Parse(agentURL); err == nil {
-		agentLocal = isLoopbackName(a.Hostname())
+		agentLocal = auth.IsLoopbackHost(a.Hostname())
 	}
-	mediaLocal := isLoopbackName(u.Hostname())
+	mediaLocal := auth.IsLoopbackHost(u.Hostname())
 	switch {
 	case u.User != nil:
 		return fmt.Errorf("%w: credentials in the URL", ErrInsecureMediaURL)
@@ -539,15 +538,6 @@ func CheckLiveKitURL(raw, agentURL string) error {
 		return fmt.Errorf("%w: plain ws:// to %s (a remote call must use wss://)", ErrInsecureMediaURL, u.Host)
 	}
 	return nil
-}
-
-func isLoopbackName(host string) bool {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func clipText(s string, n int) string {

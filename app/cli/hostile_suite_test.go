@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"context"
-	"io"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ func (c *countingWriter) Write(p []byte) (int, error) { c.n.Add(int64(len(p))); 
 func TestHostileAgentSuiteCLI(t *testing.T) {
 	h := hostiletest.Start()
 	defer h.Close()
-	if raceEnabled {
+	if hostiletest.Race {
 		h.AppendBytes = 32 << 20
 	}
 	type tc struct {
@@ -90,4 +89,3 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 func (l *limitedBuffer) Len() int       { return len(l.b) }
 func (l *limitedBuffer) String() string { return string(l.b) }
 
-var _ io.Writer = (*countingWriter)(nil)

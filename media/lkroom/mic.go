@@ -70,13 +70,6 @@ func AudioLevelExtensionID(pc *webrtc.PeerConnection, track webrtc.TrackLocal) u
 	return 0
 }
 
-// LevelExtensionID is the id used for the audio level (0: not negotiated).
-func (w *MicWriter) LevelExtensionID() uint8 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.levelID
-}
-
 // WriteOpus sends one Opus packet. ts is its RTP timestamp (48 kHz),
 // level its RFC 6464 level (0..127, -dBov), voice the voice-activity bit.
 func (w *MicWriter) WriteOpus(payload []byte, ts uint32, level uint8, voice, marker bool) error {

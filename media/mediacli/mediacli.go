@@ -17,9 +17,6 @@ import (
 	"aimdesk/media"
 )
 
-// Usage is the command's line for `aimdesk help`.
-const Usage = "devices [--json]                         list microphones, speakers, cameras, screens (* = used by a call)"
-
 // Device is one line of output.
 type Device struct {
 	Kind    media.DeviceKind `json:"kind"`

@@ -10,9 +10,6 @@ import (
 	"aimdesk/media"
 )
 
-// Usage is the command's line for `aimdesk help`.
-const Usage = "devices [--json]                         list microphones, speakers, cameras, screens (* = used by a call)"
-
 // Run reports that media support is not built in.
 func Run(_ context.Context, _ []string, _, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "aimdesk devices: %v\n", media.ErrDisabled)

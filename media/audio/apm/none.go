@@ -16,9 +16,6 @@ type Processor struct{}
 // New fails with ErrUnavailable.
 func New(Config) (*Processor, error) { return nil, ErrUnavailable }
 
-// Config returns the zero Config.
-func (*Processor) Config() Config { return Config{} }
-
 // BlockSamples returns 0.
 func (*Processor) BlockSamples() int { return 0 }
 

@@ -32,8 +32,7 @@ var Library = C.GoString(C.aimdesk_apm_library())
 // Processor is one APM instance for one capture stream and its far end.
 // Its methods are safe for concurrent use.
 type Processor struct {
-	cfg Config
-	n   int // values per block
+	n int // values per block
 
 	mu      sync.Mutex
 	h       *C.aimdesk_apm
@@ -64,7 +63,7 @@ func New(cfg Config) (*Processor, error) {
 	if h == nil {
 		return nil, fmt.Errorf("apm: create: %w", &LibError{Op: "create", Code: int(code)})
 	}
-	return &Processor{cfg: cfg, n: cfg.BlockSamples(), h: h}, nil
+	return &Processor{n: cfg.BlockSamples(), h: h}, nil
 }
 
 func cbool(b bool) C.int {
@@ -73,9 +72,6 @@ func cbool(b bool) C.int {
 	}
 	return 0
 }
-
-// Config is the processor's configuration (with defaults filled in).
-func (p *Processor) Config() Config { return p.cfg }
 
 // BlockSamples is the number of int16 values in one 10 ms block.
 func (p *Processor) BlockSamples() int { return p.n }

@@ -600,18 +600,12 @@ func hasFEC(p []byte) bool {
 	if config >= 16 { // CELT only
 		return false
 	}
-	var data []byte
-	switch toc & 3 {
-	case 0:
-		data = p[1:]
-	case 1, 2, 3:
+	if toc&3 != 0 {
 		// several frames: the LBRR of the first one still comes first,
 		// but framing bytes precede it; be optimistic
 		return true
 	}
-	if len(data) == 0 {
-		return false
-	}
+	data := p[1:] // not empty: p holds at least 2 bytes here
 	// SILK frames per Opus frame: 10 ms and 20 ms frames hold one, 40 ms
 	// two, 60 ms three (config&3 is the duration within the mode).
 	nf := 1
