@@ -39,6 +39,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -395,4 +396,38 @@ func waitFor(ctx context.Context, d time.Duration, what string, ok func() bool, 
 		}
 	}
 	return nil
+}
+
+// StartT starts a stack for a test and stops it at the test's end. It
+// skips the test when a program is missing, except on CI (CI set), where
+// the packages are installed by scripts/setup.sh and a skip would hide a
+// broken set-up: there it fails.
+func StartT(t testing.TB, o Options) *Stack {
+	t.Helper()
+	if m := Missing(); len(m) > 0 {
+		msg := fmt.Sprintf("headless Wayland stack not installed (missing %s; scripts/setup.sh installs sway, xdg-desktop-portal-wlr, pipewire, wireplumber, dbus-daemon)", strings.Join(m, ", "))
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := Start(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, l := range []string{"sway.log", "xdpw.log", "xdp.log"} {
+				log := s.Log(l)
+				if len(log) > 3000 {
+					log = log[len(log)-3000:]
+				}
+				t.Logf("--- %s:\n%s", l, log)
+			}
+		}
+		_ = s.Close()
+	})
+	return s
 }
