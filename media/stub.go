@@ -64,6 +64,9 @@ func (*Call) PushToTalk(context.Context, bool) error { return ErrDisabled }
 // SetHalfDuplex returns ErrDisabled.
 func (*Call) SetHalfDuplex(context.Context, HalfDuplexMode) error { return ErrDisabled }
 
+// ResetScreenChoice returns ErrDisabled.
+func (*Engine) ResetScreenChoice() error { return ErrDisabled }
+
 // StartScreen returns ErrDisabled.
 func (*Call) StartScreen(context.Context, ScreenOptions) error { return ErrDisabled }
 

@@ -96,6 +96,8 @@ type Portal struct {
 
 // Connect connects to the session bus at address ("" means
 // DBUS_SESSION_BUS_ADDRESS) and reads the ScreenCast portal's properties.
+// The connection lives until Close: the portal ends a session whose
+// owner's connection closes.
 func Connect(ctx context.Context, address string) (*Portal, error) {
 	if address == "" {
 		address = os.Getenv("DBUS_SESSION_BUS_ADDRESS")
@@ -103,7 +105,9 @@ func Connect(ctx context.Context, address string) (*Portal, error) {
 	if address == "" {
 		return nil, fmt.Errorf("%w: DBUS_SESSION_BUS_ADDRESS is not set", ErrUnavailable)
 	}
-	conn, err := dbus.Connect(address, dbus.WithContext(ctx))
+	// no dbus.WithContext: it would close the connection (and so end the
+	// portal session) when ctx ends; ctx bounds only the calls here
+	conn, err := dbus.Connect(address)
 	if err != nil {
 		return nil, fmt.Errorf("%w: session bus %s: %v", ErrUnavailable, address, err)
 	}
