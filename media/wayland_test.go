@@ -148,15 +148,19 @@ func TestWaylandShare(t *testing.T) {
 
 // TestVideoBenchWaylandFrames measures how many frames a second participant
 // receives from a 1280×720 Wayland share ("motion" preset: 15 fps) of an
-// output repainted 5 times a second, over 10 s: wayland_frames. Each
-// repaint is sent with SettleFrames more, so about 15 fps would be ideal;
-// the goal is ≥ 50 (5 fps), a bound that a stalled portal, PipeWire or
-// encoder path misses.
+// output repainted about 4 times a second (every 200 ms plus the time
+// swaymsg takes), over 10 s: wayland_frames. Each repaint is sent with
+// up to SettleFrames more, so a quiet machine sends about 15 fps (150);
+// under load capture falls behind (43–68 measured with a load average of
+// 20 on 2 cores). The goal, ≥ 30 (3 fps), is what a stalled or
+// frame-dropping portal, PipeWire or encoder path misses: the portal only
+// sends frames on change, so a reader that lost the stream would send
+// only the 2.5 s refreshes (4).
 func TestVideoBenchWaylandFrames(t *testing.T) {
 	if os.Getenv("AIMDESK_BENCH") != "1" {
 		t.Skip("takes about 20 s: set AIMDESK_BENCH=1 (make videobench)")
 	}
-	const goal = 50
+	const goal = 30
 	st, eng, _ := waylandEngine(t, 1280, 720)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -170,6 +174,9 @@ func TestVideoBenchWaylandFrames(t *testing.T) {
 	n := chk.videoFrames(from, to)
 	w, h, _ := chk.keyframeSize()
 	t.Logf("wayland share: %d frames in %v, keyframes %dx%d, sent %dx%d", n, to.Sub(from).Round(time.Millisecond), w, h, func() int { w, _ := call.ScreenFrameSize(); return w }(), func() int { _, h := call.ScreenFrameSize(); return h }())
+	if src := call.screenSrc.Load(); src != nil {
+		t.Logf("source: %d frames handed on, %d unchanged captures skipped", src.Frames(), src.Skipped())
+	}
 	fmt.Printf("video: wayland_frames %d count\n", n)
 	if w != 1280 || h != 720 {
 		t.Errorf("keyframes %dx%d, want 1280x720", w, h)
