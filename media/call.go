@@ -1123,7 +1123,10 @@ func (c *Call) StartScreen(ctx context.Context, o ScreenOptions) error {
 	o = o.withDefaults(c.e.cfg.Screen)
 	if c.e.screenCapture() == ScreenCapturePortal {
 		// the picker may take a while: not on the call goroutine
-		src, err := c.e.openPortalScreen(ctx, o)
+		// the end callback comes after a Read, so after src is set and
+		// published (the publisher reads only once bound)
+		var src *video.Source
+		src, err := c.e.openPortalScreen(ctx, o, func(cause error) { c.portalShareEnded(src, cause) })
 		if err != nil {
 			return err
 		}

@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"aimdesk/media/screen"
@@ -52,8 +54,20 @@ func (e *Engine) ResetScreenChoice() error {
 // connection it lives in; closing it ends all three.
 type portalReader struct {
 	*pwstream.Stream
-	sess *portal.Session
-	p    *portal.Portal
+	sess  *portal.Session
+	p     *portal.Portal
+	onEnd func(error) // once, when the stream ends by itself (nil: nobody listens)
+	once  sync.Once
+}
+
+// Read is the stream's Read that reports the stream's own end (the user
+// stopped sharing in the desktop, the source went away) to onEnd.
+func (r *portalReader) Read() (image.Image, func(), error) {
+	img, release, err := r.Stream.Read()
+	if errors.Is(err, pwstream.ErrEnded) && r.onEnd != nil {
+		r.once.Do(func() { go r.onEnd(err) })
+	}
+	return img, release, err
 }
 
 func (r *portalReader) Close() error {
@@ -64,7 +78,10 @@ func (r *portalReader) Close() error {
 // window (its picker, unless the kept restore token is accepted), keeps
 // the new restore token and opens the PipeWire stream. It blocks while the
 // picker is open; ctx bounds it.
-func (e *Engine) openPortalScreen(ctx context.Context, o ScreenOptions) (_ *video.Source, err error) {
+//
+// onEnd, if not nil, is called (on a goroutine of its own) when the stream
+// ends by itself.
+func (e *Engine) openPortalScreen(ctx context.Context, o ScreenOptions, onEnd func(error)) (_ *video.Source, err error) {
 	tf := e.cfg.tokenFile()
 	tok, terr := tf.Load()
 	if terr != nil {
@@ -103,10 +120,22 @@ func (e *Engine) openPortalScreen(ctx context.Context, o ScreenOptions) (_ *vide
 		return nil, fmt.Errorf("media: start screen: %w", err)
 	}
 	e.log.Info("screen share: portal stream", "node", node, "size", fmt.Sprint(sess.Streams[0].Width, "x", sess.Streams[0].Height), "restored", tok != "" && tok == sess.RestoreToken)
-	rd := &portalReader{Stream: st, sess: sess, p: p}
+	rd := &portalReader{Stream: st, sess: sess, p: p, onEnd: onEnd}
 	return video.NewScreenSource(portalDeviceID+":"+strconv.FormatUint(uint64(node), 10), rd,
 		video.SourceOptions{MaxWidth: o.MaxWidth, MaxHeight: o.MaxHeight, FPS: o.FPS}), nil
 }
 
 // screenLabel is the share picker's name of the capture in use.
 func screenLabel(c ScreenCapture) string { return screen.Capture(c).Label() }
+
+// portalShareEnded stops the screen share whose source is src when its
+// portal stream ended by itself, and says so in an Event.
+func (c *Call) portalShareEnded(src *video.Source, cause error) {
+	c.post(func() {
+		if c.screen == nil || c.screenSrc.Load() != src {
+			return // already stopped, or another share since
+		}
+		_ = c.stopVideo(&c.screen)
+		c.n.send(Event{Err: fmt.Errorf("media: screen share ended by the desktop: %w", cause)})
+	})
+}

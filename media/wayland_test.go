@@ -34,7 +34,7 @@ func waylandEngine(t *testing.T, w, h int) (*waylandtest.Stack, *Engine, string)
 }
 
 // joinEngine joins room with eng, without a microphone.
-func joinEngine(t *testing.T, eng *Engine, room string, p JoinParams) *Call {
+func joinEngine(t *testing.T, eng *Engine, room string, p JoinParams) (*Call, *eventLog) {
 	t.Helper()
 	tok, err := testServer.NewToken(room, "engine", lktestUserToken())
 	if err != nil {
@@ -48,7 +48,8 @@ func joinEngine(t *testing.T, eng *Engine, room string, p JoinParams) *Call {
 	if err != nil {
 		t.Fatalf("join: %v\n%s", err, testServer.Logs())
 	}
-	go (&eventLog{}).follow(call.Events())
+	log := &eventLog{}
+	go log.follow(call.Events())
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -56,7 +57,7 @@ func joinEngine(t *testing.T, eng *Engine, room string, p JoinParams) *Call {
 			t.Errorf("leave: %v", err)
 		}
 	})
-	return call
+	return call, log
 }
 
 // paintLoop repaints the output every period until ctx ends, cycling colours.
@@ -80,8 +81,9 @@ func paintLoop(ctx context.Context, st *waylandtest.Stack, period time.Duration)
 // ScreenCast portal and PipeWire: the engine picks the portal from the
 // session, a second participant receives VP8 frames of the output's size
 // (1280×720), the portal's restore token is kept and used by the next
-// share (the portal restores the output without its chooser), and
-// ResetScreenChoice forgets it.
+// share (the portal restores the output without its chooser), a stream
+// the desktop ends stops the share with an event, and ResetScreenChoice
+// forgets the token.
 func TestWaylandShare(t *testing.T) {
 	st, eng, tokFile := waylandEngine(t, 1280, 720)
 	caps := eng.Capabilities()
@@ -101,7 +103,7 @@ func TestWaylandShare(t *testing.T) {
 	paintLoop(ctx, st, 300*time.Millisecond)
 	const room = "wayland-share"
 	chk := newChecker(t, room)
-	call := joinEngine(t, eng, room, JoinParams{Screen: ScreenOptions{Enabled: true, Preset: "standard"}})
+	call, evs := joinEngine(t, eng, room, JoinParams{Screen: ScreenOptions{Enabled: true, Preset: "standard"}})
 	waitFor(t, 15*time.Second, "a VP8 keyframe from the Wayland share", func() bool { _, _, n := chk.keyframeSize(); return n > 0 })
 	if w, h, _ := chk.keyframeSize(); w != 1280 || h != 720 {
 		t.Errorf("keyframe %dx%d at the second participant, want 1280x720 (the output's size)", w, h)
@@ -138,6 +140,30 @@ func TestWaylandShare(t *testing.T) {
 	k0 := func() int { _, _, n := chk.keyframeSize(); return n }()
 	waitFor(t, 15*time.Second, "frames of the second share", func() bool { _, _, n := chk.keyframeSize(); return n > k0 })
 
+	// the desktop ends the stream (its portal backend stops): the share
+	// stops and an event says why
+	if err := st.StopBackend(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the share to stop after the desktop ended it", func() bool {
+		s := evs.state()
+		return s.Local != nil && !s.Local.Screen.Published
+	})
+	if w, h := call.ScreenFrameSize(); w != 0 || h != 0 {
+		t.Errorf("ScreenFrameSize %dx%d after the stream ended, want 0x0", w, h)
+	}
+	found := false
+	evs.mu.Lock()
+	for _, ev := range evs.all {
+		if ev.Err != nil && strings.Contains(ev.Err.Error(), "ended by the desktop") {
+			found = true
+		}
+	}
+	evs.mu.Unlock()
+	if !found {
+		t.Error("no event said the desktop ended the share")
+	}
+
 	if err := eng.ResetScreenChoice(); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +193,7 @@ func TestVideoBenchWaylandFrames(t *testing.T) {
 	paintLoop(ctx, st, 200*time.Millisecond)
 	const room = "videobench-wayland"
 	chk := newChecker(t, room)
-	call := joinEngine(t, eng, room, JoinParams{Screen: ScreenOptions{Enabled: true, Preset: "motion"}})
+	call, _ := joinEngine(t, eng, room, JoinParams{Screen: ScreenOptions{Enabled: true, Preset: "motion"}})
 	waitFor(t, 15*time.Second, "a VP8 keyframe from the Wayland share", func() bool { _, _, n := chk.keyframeSize(); return n > 0 })
 	time.Sleep(time.Second)
 	from, to := window(10 * time.Second)

@@ -299,6 +299,34 @@ func (s *Stack) Paint(ctx context.Context, color string) error {
 	return nil
 }
 
+// StopBackend stops xdg-desktop-portal-wlr: every screen cast ends at
+// once, as when the desktop ends a share (its PipeWire node goes away).
+func (s *Stack) StopBackend() error {
+	for _, p := range s.procs {
+		if filepath.Base(p.cmd.Path) != "xdg-desktop-portal-wlr" {
+			continue
+		}
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-p.done:
+			return nil
+		case <-time.After(5 * time.Second):
+			return fmt.Errorf("waylandtest: xdg-desktop-portal-wlr did not stop")
+		}
+	}
+	return fmt.Errorf("waylandtest: xdg-desktop-portal-wlr is not running")
+}
+
+// Output runs a sway output command on the headless output ("disable",
+// "enable", "mode 800x600", ...).
+func (s *Stack) Output(ctx context.Context, command string) error {
+	args := append([]string{"-s", s.swaySock, "output", OutputName}, strings.Fields(command)...)
+	if out, err := exec.CommandContext(ctx, "swaymsg", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("waylandtest: swaymsg output %s: %w: %s", command, err, out)
+	}
+	return nil
+}
+
 // Close stops every program (the last started first) and removes Dir.
 func (s *Stack) Close() error {
 	for i := len(s.procs) - 1; i >= 0; i-- {

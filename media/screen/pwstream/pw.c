@@ -24,6 +24,9 @@ struct aimdesk_pw {
 	struct pw_stream *stream;
 	struct spa_hook core_listener;
 	struct spa_hook stream_listener;
+	struct pw_registry *registry;
+	struct spa_hook registry_listener;
+	uint32_t node;
 	struct spa_video_info_raw fmt;
 	int have_fmt;
 
@@ -194,6 +197,19 @@ static void on_core_error(void *data, uint32_t id, int seq, int res, const char 
 	fail(c, msg);
 }
 
+// The node going away is how the end of a share shows: a stream whose
+// peer is gone just pauses.
+static void on_global_remove(void *data, uint32_t id) {
+	struct aimdesk_pw *c = data;
+	if (id == c->node)
+		fail(c, "the shared screen's stream was removed (sharing ended)");
+}
+
+static const struct pw_registry_events registry_events = {
+	PW_VERSION_REGISTRY_EVENTS,
+	.global_remove = on_global_remove,
+};
+
 static const struct pw_core_events core_events = {
 	PW_VERSION_CORE_EVENTS,
 	.error = on_core_error,
@@ -238,6 +254,10 @@ aimdesk_pw *aimdesk_pw_open(int fd, uint32_t node, char *err, size_t errlen) {
 		return NULL;
 	}
 	pw_core_add_listener(c->core, &c->core_listener, &core_events, c);
+	c->node = node;
+	c->registry = pw_core_get_registry(c->core, PW_VERSION_REGISTRY, 0);
+	if (c->registry)
+		pw_registry_add_listener(c->registry, &c->registry_listener, &registry_events, c);
 	c->stream = pw_stream_new(c->core, "aimdesk screen share",
 		pw_properties_new(PW_KEY_MEDIA_TYPE, "Video", PW_KEY_MEDIA_CATEGORY, "Capture",
 			PW_KEY_MEDIA_ROLE, "Screen", NULL));
@@ -320,6 +340,10 @@ void aimdesk_pw_close(aimdesk_pw *c) {
 		spa_hook_remove(&c->stream_listener);
 		pw_stream_disconnect(c->stream);
 		pw_stream_destroy(c->stream);
+	}
+	if (c->registry) {
+		spa_hook_remove(&c->registry_listener);
+		pw_proxy_destroy((struct pw_proxy *)c->registry);
 	}
 	if (c->core) {
 		spa_hook_remove(&c->core_listener);
