@@ -27,6 +27,14 @@ func (e *Engine) screenCapture() ScreenCapture {
 	return e.cfg.ScreenCapture.Resolve(os.Getenv)
 }
 
+// ScreenCapture says how screens are captured in this session and its
+// name for the share picker, without the portal check Capabilities does
+// (cheap: for the UI thread).
+func (e *Engine) ScreenCapture() (c ScreenCapture, label string) {
+	c = e.screenCapture()
+	return c, screenLabel(c)
+}
+
 // portalCheck says whether the ScreenCast portal answers ("" when it
 // does, else the reason for Capabilities).
 func (e *Engine) portalCheck() string {

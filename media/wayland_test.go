@@ -90,6 +90,9 @@ func TestWaylandShare(t *testing.T) {
 	if caps.ScreenCapture != ScreenCapturePortal || !caps.Screen || !strings.Contains(caps.ScreenCaptureLabel, "Wayland") {
 		t.Fatalf("capabilities in a Wayland session: capture %q (%q), screen %v %q; want the portal", caps.ScreenCapture, caps.ScreenCaptureLabel, caps.Screen, caps.ScreenReason)
 	}
+	if c, label := eng.ScreenCapture(); c != ScreenCapturePortal || label != caps.ScreenCaptureLabel {
+		t.Errorf("ScreenCapture() = %q %q, want the portal and %q", c, label, caps.ScreenCaptureLabel)
+	}
 	ds, err := eng.Devices(context.Background())
 	if err != nil && !errors.Is(err, ErrNoAudioDevice) {
 		t.Fatal(err)
@@ -209,5 +212,32 @@ func TestVideoBenchWaylandFrames(t *testing.T) {
 	}
 	if n < goal {
 		t.Errorf("wayland_frames = %d in 10 s, want ≥ %d", n, goal)
+	}
+}
+
+// TestScreenCaptureX11 is the X11 side of the choice: the test session
+// (Xvfb, no WAYLAND_DISPLAY) captures with X11, lists the X11 screens and
+// keeps no portal entry.
+func TestScreenCaptureX11(t *testing.T) {
+	eng, err := New(Config{AudioBackend: BackendNull, ScreenTokenFile: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	caps := eng.Capabilities()
+	if caps.ScreenCapture != ScreenCaptureX11 || caps.ScreenCaptureLabel != "X11" || !caps.Screen {
+		t.Fatalf("capabilities under Xvfb: capture %q (%q), screen %v %q", caps.ScreenCapture, caps.ScreenCaptureLabel, caps.Screen, caps.ScreenReason)
+	}
+	if c, label := eng.ScreenCapture(); c != ScreenCaptureX11 || label != "X11" {
+		t.Errorf("ScreenCapture() = %q %q", c, label)
+	}
+	ds, _ := eng.Devices(context.Background())
+	if len(ds.Screens) == 0 {
+		t.Fatal("no X11 screen listed")
+	}
+	for _, d := range ds.Screens {
+		if d.ID == portalDeviceID {
+			t.Errorf("portal entry %+v listed in an X11 session", d)
+		}
 	}
 }
