@@ -78,7 +78,7 @@ smoke: build ## run build/aimdesk --demo under Xvfb, screenshot to build/screens
 	@$(PHASE) smoke env SMOKE_LANG=$(APP_LANG) scripts/smoke.sh $(APP)
 
 callshot: ## a live call (reference agent, livekit-server, media engine, Xvfb) to build/screenshots/call.png
-	@$(PHASE) callshot $(APPENV) AIMDESK_CALL_SCREENSHOT=build/screenshots/call.png $(GO) test ./ui -run '^TestCallScreenshot$$' -count=1
+	@$(PHASE) callshot $(APPENV) AIMDESK_CALL_SCREENSHOT=build/screenshots/call.png $(GO) test ./ui/callwin -run '^TestCallScreenshot$$' -count=1
 
 prejoinshot: ## the pre-join screen on PipeWire virtual devices, real window under Xvfb, to build/screenshots/prejoin-devices.png
 	@$(PHASE) prejoinshot $(APPENV) AIMDESK_PREJOIN_SCREENSHOT=build/screenshots/prejoin-devices.png $(GO) test ./ui/prejoinshot -run '^TestPrejoinDevicesScreenshot$$' -count=1

@@ -1,6 +1,6 @@
 //go:build !nomedia
 
-package ui
+package callwin
 
 import (
 	"context"
@@ -72,9 +72,9 @@ type liveCallHarness struct {
 	q         *postQueue
 	core      *app.Core
 	agent     app.Agent
-	env       *uiEnv
-	approvals *approvalsUI
-	m         *callManager
+	env       *Env
+	approvals *liveApprovals
+	m         *Manager
 	errs      []error
 
 	mu   sync.Mutex
@@ -111,16 +111,10 @@ func newLiveCallHarness(t testing.TB) *liveCallHarness {
 	h.agent = ag
 	win := a.NewWindow("aimdesk")
 	win.Resize(fyne.NewSize(1000, 700))
-	h.env = &uiEnv{ctx: ctx, app: a, win: win, core: core, do: h.q.post}
-	h.env.showError = func(err error) { h.errs = append(h.errs, err) }
-	h.approvals = newApprovalsUI(h.env, nil)
-	events, stop := core.Subscribe()
-	go func() {
-		for ev := range events {
-			h.q.post(func() { h.approvals.OnEvent(ev) })
-		}
-	}()
-	h.m = newCallManager(h.env, h.approvals)
+	h.env = &Env{Ctx: ctx, App: a, Core: core, Do: h.q.post}
+	h.env.ShowError = func(err error) { h.errs = append(h.errs, err) }
+	h.approvals = &liveApprovals{}
+	h.m = NewManager(h.env, h.approvals)
 	h.m.tone = 440
 	h.m.newEngine = func() (callEngine, error) {
 		e, err := media.New(media.Config{
@@ -136,7 +130,6 @@ func newLiveCallHarness(t testing.TB) *liveCallHarness {
 		for _, cw := range h.m.open {
 			cw.win.Close()
 		}
-		stop()
 		cancel()
 		core.Close()
 		_ = srv.Close()
@@ -145,6 +138,21 @@ func newLiveCallHarness(t testing.TB) *liveCallHarness {
 	})
 	return h
 }
+
+// liveApprovals stands in for the main window's approval dialog (package
+// ui implements Approvals; its tests show that dialog over a call window):
+// it keeps what the call asked it to show.
+type liveApprovals struct {
+	id, notice string
+	win        fyne.Window
+	closedOver []fyne.Window
+}
+
+func (a *liveApprovals) OpenOver(id string, win fyne.Window, notice string) {
+	a.id, a.win, a.notice = id, win, notice
+}
+
+func (a *liveApprovals) CloseOver(win fyne.Window) { a.closedOver = append(a.closedOver, win) }
 
 // record is the agent's BeforeMethod hook: it keeps the realtime requests.
 func (h *liveCallHarness) record(method string, params json.RawMessage) error {
@@ -350,7 +358,7 @@ func TestCallLive(t *testing.T) {
 			t.Fatalf("media.decide = %+v", p)
 		}
 		h.waitFor("the screen picker", func() bool { return cw.picker != nil && cw.picker.Visible() && !cw.reqBar.Visible() })
-		if txt := approvalText(cw.picker.Content); !strings.Contains(txt, "You have one screen") {
+		if txt := visibleText(cw.picker.Content); !strings.Contains(txt, "You have one screen") {
 			t.Fatalf("picker says:\n%s", txt)
 		}
 		test.Tap(cw.pickerShare)
@@ -414,29 +422,30 @@ func TestCallLive(t *testing.T) {
 		cw.win.Canvas().Focus(cw.entry)
 		test.Type(cw.entry, "note this call")
 		cw.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-		h.waitFor("the approval dialog over the call", func() bool {
-			d := h.approvals.dlg
-			return d != nil && d.win == cw.win && d.pop.Visible() && d.ap.State == app.ApprovalPending
-		})
-		d := h.approvals.dlg
-		if !strings.Contains(d.notice, "From your live call with AIM reference agent") || !strings.Contains(d.text(), "live call") ||
-			!strings.Contains(d.text(), "Save a note of this call") {
-			t.Fatalf("the dialog does not say it comes from the call:\n%s", d.text())
+		h.waitFor("the approval dialog over the call", func() bool { return h.approvals.win == cw.win })
+		id := h.approvals.id
+		ap, err := h.core.Approval(id)
+		if err != nil || ap.State != app.ApprovalPending || !strings.Contains(ap.Requirement.Title+ap.Requirement.Summary, "note") {
+			t.Fatalf("approval %s: %+v, %v", id, ap, err)
+		}
+		if !strings.Contains(h.approvals.notice, "From your live call with AIM reference agent") {
+			t.Fatalf("the dialog does not say it comes from the call: %q", h.approvals.notice)
 		}
 		if !cw.opBar.Visible() {
 			t.Fatal("the call does not show that an approval waits")
 		}
-		id := d.id
-		d.rearm()
-		h.waitFor("the arming delay", func() bool { return !d.ticked.Before(d.shownAt.Add(h.approvals.armDelay)) })
-		test.Tap(d.approveBtn)
+		// The main window's dialog (package ui, TestApprovalsOverCallWindow)
+		// sends this on Approve.
+		if err := h.core.Decide(h.ctx, id, aim.DecisionApprove, ""); err != nil {
+			t.Fatal(err)
+		}
 		h.waitFor("the operation to succeed", func() bool {
 			ap, err := h.core.Approval(id)
 			return err == nil && ap.State == app.ApprovalApproved && ap.Outcome == "operation succeeded"
 		})
 		var p aim.ConfirmPayload
 		h.payload(aim.OperationConfirm, &p)
-		if p.OperationID == "" || !strings.Contains(id, p.OperationID) || p.ActionDigest != d.ap.Requirement.ActionDigest {
+		if p.OperationID == "" || !strings.Contains(id, p.OperationID) || p.ActionDigest != ap.Requirement.ActionDigest {
 			t.Fatalf("operation.confirm = %+v for approval %s", p, id)
 		}
 		h.waitFor("the call to say so", func() bool {
@@ -462,7 +471,7 @@ func TestCallLive(t *testing.T) {
 // it as a PNG at $AIMDESK_CALL_SCREENSHOT (relative paths are from the
 // module root), e.g.
 //
-//	AIMDESK_CALL_SCREENSHOT=build/screenshots/call.png go test ./ui -run '^TestCallScreenshot$' -count=1
+//	AIMDESK_CALL_SCREENSHOT=build/screenshots/call.png go test ./ui/callwin -run '^TestCallScreenshot$' -count=1
 //
 // Without the variable it does nothing.
 func TestCallScreenshot(t *testing.T) {
@@ -471,10 +480,10 @@ func TestCallScreenshot(t *testing.T) {
 		t.Skip("set AIMDESK_CALL_SCREENSHOT=build/screenshots/call.png to save a screenshot of a live call")
 	}
 	if !filepath.IsAbs(out) {
-		out = filepath.Join("..", out)
+		out = filepath.Join("..", "..", out)
 	}
 	h := newLiveCallHarness(t)
-	h.env.app.Settings().SetTheme(theme.DefaultTheme())
+	h.env.App.Settings().SetTheme(theme.DefaultTheme())
 	cw := h.open()
 	h.join(cw)
 	h.waitFor("the agent's screen request", func() bool { return cw.reqBar.Visible() })
