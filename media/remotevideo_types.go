@@ -25,4 +25,3 @@ type RemoteVideoStats struct {
 	// Width and Height are the size last asked for (0: none asked).
 	Width, Height int
 }
-

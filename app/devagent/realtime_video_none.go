@@ -19,4 +19,4 @@ func newVideoTrack() (*synthVideo, error) {
 }
 
 func (*synthVideo) Track() *lksdk.LocalTrack { return nil }
-func (*synthVideo) Close() error              { return nil }
+func (*synthVideo) Close() error             { return nil }

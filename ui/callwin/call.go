@@ -253,6 +253,8 @@ type callWindow struct {
 	engine  callEngine
 	mediaCo *coalescer[media.Event]
 	frameCo *coalescer[image.Image]
+	video   agentVideo // the agent's video (callvideo.go)
+	side    *fyne.Container // beside the transcript: the agent's video, pointing
 
 	session     aim.Session
 	hasMedia    bool
@@ -396,6 +398,7 @@ func (cw *callWindow) stopLoops() {
 	if cw.frameCo != nil {
 		cw.frameCo.stop()
 	}
+	cw.stopAgentVideo()
 	if cw.previewStop != nil {
 		cw.previewStop()
 	}
@@ -575,6 +578,7 @@ func (cw *callWindow) mediaReady(c callMedia, err error) {
 	if c != nil {
 		cw.setShown(cw.deviceRow, true)
 		cw.watchDevices()
+		cw.startAgentVideo(c)
 	}
 }
 

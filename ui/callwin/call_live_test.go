@@ -3,9 +3,11 @@
 package callwin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
 	"image/png"
 	"io"
 	"log/slog"
@@ -94,7 +96,7 @@ func newLiveCallHarness(t testing.TB) *liveCallHarness {
 	}
 	srv, err := devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0", Handler: devagent.HandlerConfig{
 		Hooks:   devagent.Hooks{BeforeMethod: h.record},
-		LiveKit: &devagent.LiveKitConfig{URL: lk.URL, APIKey: lk.APIKey, APISecret: lk.APISecret},
+		LiveKit: &devagent.LiveKitConfig{URL: lk.URL, APIKey: lk.APIKey, APISecret: lk.APISecret, Video: devagent.VideoEnabled},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -280,6 +282,13 @@ func TestCallLive(t *testing.T) {
 			return false
 		})
 		h.waitFor("the agent listening", func() bool { return cw.agentState == string(aim.AgentListening) })
+	})
+
+	t.Run("the agent's video", func(t *testing.T) {
+		if !devagent.VideoEnabled {
+			t.Skip("this build's reference agent has no VP8 encoder (cgo, libvpx)")
+		}
+		testAgentVideo(t, h, cw, call.(*media.Call))
 	})
 
 	t.Run("mute", func(t *testing.T) {
@@ -515,4 +524,46 @@ func TestCallScreenshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("saved %s (%dx%d)", out, img.Bounds().Dx(), img.Bounds().Dy())
+}
+
+// testAgentVideo: the reference agent's synthetic video reaches the call
+// window's image (its pixels change over time), the area asks the SFU for
+// the size it is shown at, and hiding it disables the track at the SFU
+// (no more packets arrive) until it is shown again.
+func testAgentVideo(t *testing.T, h *liveCallHarness, cw *callWindow, call *media.Call) {
+	v := &cw.video
+	h.waitFor("the agent's video area", func() bool { return v.panel.Visible() && v.sid != "" })
+	h.waitFor("5 frames of the agent's video", func() bool { return v.frames >= 5 })
+	first, ok := v.img.Image.(*image.YCbCr)
+	if !ok || first.Rect.Dx() != devagent.AgentVideoWidth || first.Rect.Dy() != devagent.AgentVideoHeight {
+		t.Fatalf("the image is %T %v", v.img.Image, v.img.Image.Bounds())
+	}
+	n0 := v.frames
+	h.waitFor("5 more frames", func() bool { return v.frames >= n0+5 })
+	later := v.img.Image.(*image.YCbCr)
+	if later == first || bytes.Equal(later.Y, first.Y) {
+		t.Fatal("the agent's video does not change")
+	}
+	sid := v.sid
+	h.waitFor("the size shown sent to the SFU", func() bool {
+		st := call.RemoteVideoStats()[sid]
+		return st.Enabled && st.Width >= int(callVideoMin.Width) && st.Height >= int(callVideoMin.Height)
+	})
+
+	test.Tap(v.hideBtn)
+	if v.area.Visible() || v.hideBtn.Text != "Show video" {
+		t.Fatal("Hide video did not hide the area")
+	}
+	h.waitFor("the track disabled", func() bool { return !call.RemoteVideoStats()[sid].Enabled })
+	h.pause(time.Second) // what was in flight arrives
+	st0, shown0 := call.RemoteVideoStats()[sid], v.frames
+	h.pause(2 * time.Second)
+	st1 := call.RemoteVideoStats()[sid]
+	t.Logf("hidden for 2 s: %d packets, %d frames arrived; %d shown", st1.Packets-st0.Packets, st1.Frames-st0.Frames, v.frames-shown0)
+	if st1.Frames != st0.Frames || st1.Packets-st0.Packets > 5 || v.frames != shown0 {
+		t.Fatalf("video still arrives while hidden: %d packets, %d frames", st1.Packets-st0.Packets, st1.Frames-st0.Frames)
+	}
+
+	test.Tap(v.hideBtn)
+	h.waitFor("frames again once shown", func() bool { return v.frames >= shown0+5 && call.RemoteVideoStats()[sid].Enabled })
 }

@@ -53,7 +53,10 @@ func (cw *callWindow) buildCall() {
 	cw.pointPanel = container.NewVBox(uikit.Heading("Point at your screen"),
 		uikit.LowLabel("Drag a box over the preview: the agent gets that part of your screen."), cw.preview, cw.noteEntry)
 	cw.setShown(cw.pointPanel, false)
-	center := container.NewBorder(nil, input, nil, cw.pointPanel, cw.tscroll)
+	cw.buildVideo()
+	cw.side = container.NewVBox(cw.video.panel, cw.pointPanel)
+	cw.side.Hide()
+	center := container.NewBorder(nil, input, nil, cw.side, cw.tscroll)
 
 	cw.buildControls()
 	cw.duplexNote = uikit.LowLabel("")
@@ -202,6 +205,14 @@ func (cw *callWindow) setShown(o fyne.CanvasObject, on bool) {
 	} else {
 		o.Hide()
 	}
+	if cw.side != nil && (o == cw.pointPanel || o == cw.video.panel) {
+		// the column beside the transcript takes no room when empty
+		if cw.pointPanel.Visible() || cw.video.panel.Visible() {
+			cw.side.Show()
+		} else {
+			cw.side.Hide()
+		}
+	}
 	if cw.root != nil {
 		cw.root.Refresh()
 	}
@@ -268,6 +279,7 @@ func (cw *callWindow) applyMedia(ev media.Event) {
 			cw.mediaState = p.AgentState
 			cw.setAgentState(p.AgentState)
 		}
+		cw.applyVideoTracks(ev.Participants)
 	}
 	if ev.Duplex != nil || ev.Audio != nil {
 		cw.showAudioNotes(ev)
