@@ -22,7 +22,7 @@ import (
 )
 
 // callVideoMin is the smallest size of the agent's video area.
-var callVideoMin = fyne.NewSize(320, 240)
+var callVideoMin = fyne.NewSize(256, 192)
 
 // remoteVideoer is a media call that decodes other participants' video
 // (*media.Call).
