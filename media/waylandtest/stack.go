@@ -373,11 +373,9 @@ func ensureUser(ctx context.Context) (int, int, error) {
 	u, err := user.Lookup(User)
 	if err != nil {
 		out, cerr := exec.CommandContext(ctx, "useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", User).CombinedOutput()
-		if cerr != nil {
-			return 0, 0, fmt.Errorf("waylandtest: useradd %s: %w: %s", User, cerr, out)
-		}
+		// another test package may have made it meanwhile (useradd then fails)
 		if u, err = user.Lookup(User); err != nil {
-			return 0, 0, fmt.Errorf("waylandtest: %w", err)
+			return 0, 0, fmt.Errorf("waylandtest: useradd %s: %v: %s", User, cerr, out)
 		}
 	}
 	uid, _ := strconv.Atoi(u.Uid)
