@@ -41,6 +41,7 @@ type dmabufShim struct {
 const (
 	displayID            = 1
 	displayGetRegistry   = 1
+	displayDeleteID      = 1 // event
 	registryBind         = 0
 	registryGlobal       = 0
 	screencopyIface      = "zwlr_screencopy_manager_v1"
@@ -141,13 +142,11 @@ func (st *shimState) fromClient(id, op uint32, args []byte) [][]byte {
 	switch {
 	case id == displayID && op == displayGetRegistry && len(args) >= 4:
 		st.registries[le.Uint32(args)] = true
-	case st.registries[id] && op == registryBind:
-		name := le.Uint32(args)
+	case st.registries[id] && op == registryBind && len(args) >= 4:
 		iface, rest, ok := wireString(args[4:])
 		if ok && len(rest) >= 8 && iface == screencopyIface {
 			st.managers[le.Uint32(rest[4:])] = le.Uint32(rest)
 		}
-		_ = name
 	case st.managers[id] >= 3 && (op == managerCaptureOutput || op == managerCaptureRegion) && len(args) >= 4:
 		st.frames[le.Uint32(args)] = &frameInfo{}
 	case st.frames[id] != nil && op == frameDestroy:
@@ -160,6 +159,14 @@ func (st *shimState) fromClient(id, op uint32, args []byte) [][]byte {
 func (st *shimState) fromServer(id, op uint32, args []byte) [][]byte {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if id == displayID && op == displayDeleteID && len(args) >= 4 {
+		// the id is free for reuse by any other object
+		gone := le.Uint32(args)
+		delete(st.registries, gone)
+		delete(st.managers, gone)
+		delete(st.frames, gone)
+		return nil
+	}
 	if st.registries[id] && op == registryGlobal && len(args) >= 4 {
 		if iface, _, ok := wireString(args[4:]); ok {
 			st.globals[le.Uint32(args)] = iface
@@ -225,6 +232,13 @@ func wireString(b []byte) (string, []byte, bool) {
 // descriptors, calling inspect on each; what inspect returns is sent
 // before the message.
 func relay(dst, src *net.UnixConn, inspect func(id, op uint32, args []byte) [][]byte) {
+	defer func() {
+		// a parser bug must not take the test process (and its clean-up)
+		// down: the connection ends and the portal says so in its log
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "waylandtest: shim: %v\n", r)
+		}
+	}()
 	buf := make([]byte, 0, 1<<16)
 	rd := make([]byte, 1<<16)
 	oob := make([]byte, syscall.CmsgSpace(4*28))

@@ -74,6 +74,18 @@ func TestShimInjectsDmabuf(t *testing.T) {
 			if again := st.fromServer(frame, frameEvBufferDone, nil); again != nil {
 				t.Fatalf("injected twice for one frame")
 			}
+			// ids are reused once the server deletes them: requests and
+			// events of the new objects (argument-less destroys too) are
+			// passed over
+			for _, gone := range []uint32{frame, mgr, reg} {
+				st.fromServer(displayID, displayDeleteID, u32s(gone))
+			}
+			st.fromClient(reg, 0, nil)
+			st.fromClient(mgr, 0, nil)
+			st.fromClient(frame, 0, nil)
+			if got := st.fromServer(frame, frameEvBufferDone, nil); got != nil {
+				t.Fatalf("injected into a reused id: %v", got)
+			}
 		})
 	}
 }

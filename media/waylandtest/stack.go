@@ -167,6 +167,19 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	}
 	s.shim = shim
 
+	// xdg-desktop-portal activates the document portal, which mounts a FUSE
+	// file system in the runtime dir that can outlive the stack; the
+	// screen cast does not need it, so its activation is shadowed (the
+	// bus reads $XDG_DATA_HOME/dbus-1/services first) by one that fails
+	svcDir := filepath.Join(dir, "data", "dbus-1", "services")
+	if err := os.MkdirAll(svcDir, 0o700); err != nil {
+		return nil, fmt.Errorf("waylandtest: %w", err)
+	}
+	noDocs := "[D-BUS Service]\nName=org.freedesktop.portal.Documents\nExec=/bin/false\n"
+	if err := os.WriteFile(filepath.Join(svcDir, "org.freedesktop.portal.Documents.service"), []byte(noDocs), 0o600); err != nil {
+		return nil, fmt.Errorf("waylandtest: %w", err)
+	}
+
 	busSock := filepath.Join(s.RuntimeDir, "bus")
 	s.BusAddress = "unix:path=" + busSock
 	busConf := filepath.Join(dir, "bus.conf")
@@ -348,6 +361,7 @@ func (s *Stack) Close() error {
 	if os.Getenv("AIMDESK_KEEP_WAYLAND") != "" {
 		return nil
 	}
+	_ = syscall.Unmount(filepath.Join(s.RuntimeDir, "doc"), syscall.MNT_DETACH) // in case a document portal ran
 	return os.RemoveAll(s.Dir)
 }
 
