@@ -180,8 +180,8 @@ func TestWaylandShare(t *testing.T) {
 // output repainted about 4 times a second (every 200 ms plus the time
 // swaymsg takes), over 10 s: wayland_frames. Each repaint is sent with
 // up to SettleFrames more, so a quiet machine sends about 15 fps (150);
-// under load capture falls behind (43–68 measured with a load average of
-// 20 on 2 cores). The goal, ≥ 30 (3 fps), is what a stalled or
+// under load capture falls behind (43–116 measured at load averages of
+// 18–25 on 2 cores). The goal, ≥ 30 (3 fps), is what a stalled or
 // frame-dropping portal, PipeWire or encoder path misses: the portal only
 // sends frames on change, so a reader that lost the stream would send
 // only the 2.5 s refreshes (4).
