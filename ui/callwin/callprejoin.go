@@ -44,7 +44,7 @@ type callChoices struct {
 const (
 	callNoMicText = "No microphone found: the agent will not hear you, but you can still type and share your screen; " +
 		"check that a microphone is plugged in and not disabled in the system's sound settings."
-	callKeepTranscriptText = "Ask the agent to keep a transcript in this conversation (the final text; audio and video are never recorded)"
+	callKeepTranscriptText = "Ask the agent to keep a transcript in the chat (the final text; audio and video are never recorded)"
 	callNoTranscriptText   = "This agent cannot keep a transcript of the call (its card does not offer it)"
 	callNoSpeakerText      = "No speaker found: you will not hear the agent, but its answers appear in the transcript; " +
 		"check that speakers or headphones are connected."
