@@ -101,7 +101,7 @@ bench: setup ## run benchmarks; write docs/benchmarks.md (BENCH, BENCHFLAGS)
 voicebench: setup ## live voice figures (TestVoiceBench…, ~1 min each); Voice section of docs/benchmarks.md
 	@$(PHASE) voicebench $(APPENV) scripts/voicebench.sh
 
-videobench: setup ## video figures: PSNR of scaled+VP8 text, CPU of a 1080p15 share and a still screen
+videobench: setup ## video figures: PSNR of scaled+VP8 text, CPU of a 1080p15 share and a still screen, frames of a Wayland share
 	@$(PHASE) videobench $(APPENV) scripts/videobench.sh
 
 fuzz: setup ## run every fuzz target for FUZZTIME each

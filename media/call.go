@@ -1126,8 +1126,44 @@ func (c *Call) switchSpeaker(deviceID string) error {
 
 // StartScreen shares a screen (scaled to fit MaxWidth×MaxHeight, FPS frames
 // a second, from o's preset; see ScreenOptions).
+//
+// On Wayland (Capabilities.ScreenCapture is ScreenCapturePortal) the
+// desktop's ScreenCast portal asks the user what to share, unless the
+// choice kept from the last share is still valid (ResetScreenChoice
+// forgets it); StartScreen blocks while its picker is open, and fails with
+// ErrScreenCancelled when the user closes it. o.DisplayID is ignored there.
 func (c *Call) StartScreen(ctx context.Context, o ScreenOptions) error {
 	o = o.withDefaults(c.e.cfg.Screen)
+	if c.e.screenCapture() == ScreenCapturePortal {
+		// the picker may take a while: not on the call goroutine
+		// the end callback comes after a Read, so after src is set and
+		// published (the publisher reads only once bound)
+		var src *video.Source
+		src, err := c.e.openPortalScreen(ctx, o, func(cause error) { c.portalShareEnded(src, cause) })
+		if err != nil {
+			return err
+		}
+		// the source is the call's once fn ran; if ctx ended first, fn
+		// may still run later and must then leave it alone
+		var mu sync.Mutex
+		taken, abandoned := false, false
+		err = c.do(ctx, func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			if abandoned || c.screen != nil {
+				return nil
+			}
+			taken = true
+			return c.startVideo(&c.screen, src, o.BitRate, livekit.TrackSource_SCREEN_SHARE, src.ID())
+		})
+		mu.Lock()
+		if !taken {
+			abandoned = true
+			_ = src.Close()
+		}
+		mu.Unlock()
+		return err
+	}
 	return c.do(ctx, func() error {
 		if c.screen != nil {
 			return nil

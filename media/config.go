@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"aimdesk/media/screen"
 	"aimdesk/media/screenpreset"
 )
 
@@ -66,6 +67,18 @@ type Config struct {
 	// Screen holds default screen-share options (zero: the preset chosen
 	// by DefaultScreenPreset).
 	Screen ScreenOptions
+	// ScreenCapture picks how screens are captured: "" (ScreenCaptureAuto)
+	// decides from the session (the portal on Wayland, X11 otherwise; see
+	// screen.Detect), "x11" or "portal" force one.
+	ScreenCapture ScreenCapture
+	// PortalBus is the D-Bus address of the session bus whose ScreenCast
+	// portal is used; "" means DBUS_SESSION_BUS_ADDRESS.
+	PortalBus string
+	// ScreenTokenFile keeps the portal's restore token (the screen or
+	// window last chosen, so the next share does not ask again); ""
+	// means <user config dir>/aimdesk/screencast-restore-token, "-" keeps
+	// none. ResetScreenChoice forgets it.
+	ScreenTokenFile string
 	// DevicePoll is how often WatchDevices re-reads device lists; 0 means 2 s.
 	DevicePoll time.Duration
 	// Reconnect bounds the app-driven reconnect after a server-initiated
@@ -148,6 +161,27 @@ type CameraOptions struct {
 	Width, Height int
 	// FPS; 0 means 15.
 	FPS float64
+}
+
+// ScreenCapture is how screens are captured (the settings spelling).
+type ScreenCapture = screen.Capture
+
+// Screen capture methods.
+const (
+	ScreenCaptureAuto   = screen.CaptureAuto   // from the session
+	ScreenCaptureX11    = screen.CaptureX11    // X11 (XGetImage)
+	ScreenCapturePortal = screen.CapturePortal // the desktop's ScreenCast portal and PipeWire (Wayland)
+)
+
+// tokenFile is where the portal's restore token is kept.
+func (c Config) tokenFile() screen.TokenFile {
+	switch c.ScreenTokenFile {
+	case "":
+		return screen.DefaultTokenFile()
+	case "-":
+		return screen.TokenFile{}
+	}
+	return screen.TokenFile{Path: c.ScreenTokenFile}
 }
 
 // ScreenPreset is a named set of screen-share settings (size, rate, bit rate).

@@ -42,4 +42,11 @@ type Capabilities struct {
 	CameraReason  string
 	Screen        bool
 	ScreenReason  string
+	// ScreenCapture is how screens are captured in this session
+	// (ScreenCaptureX11 or ScreenCapturePortal; "" when not built in), and
+	// ScreenCaptureLabel its name for the share picker ("X11", "Wayland
+	// (desktop portal)"). With the portal, Screens lists one entry: the
+	// desktop's own picker chooses the screen or window.
+	ScreenCapture      ScreenCapture
+	ScreenCaptureLabel string
 }

@@ -96,7 +96,12 @@ func (e *Engine) Capabilities() Capabilities {
 	if !c.Camera {
 		c.CameraReason = "No camera found."
 	}
-	if !c.Screen {
+	c.ScreenCapture = e.screenCapture()
+	c.ScreenCaptureLabel = screenLabel(c.ScreenCapture)
+	if c.ScreenCapture == ScreenCapturePortal {
+		c.ScreenReason = e.portalCheck()
+		c.Screen = c.ScreenReason == ""
+	} else if !c.Screen {
 		c.ScreenReason = "No screen to share (screen sharing needs an X11 display)."
 		if os.Getenv("DISPLAY") == "" {
 			c.ScreenReason = "No screen to share: DISPLAY is not set (screen sharing needs X11)."
@@ -114,15 +119,19 @@ func (e *Engine) Devices(ctx context.Context) (Devices, error) {
 	var ds Devices
 	mics, spks, err := e.audioDevices(ctx)
 	ds.Mics, ds.Speakers = mics, spks
+	portalScreens := e.screenCapture() == ScreenCapturePortal
 	for _, d := range video.Devices() {
 		md := Device{ID: d.ID, Name: d.Name}
 		if d.Kind == video.KindCamera {
 			md.Kind = DeviceCamera
 			ds.Cameras = append(ds.Cameras, md)
-		} else {
+		} else if !portalScreens {
 			md.Kind = DeviceScreen
 			ds.Screens = append(ds.Screens, md)
 		}
+	}
+	if portalScreens {
+		ds.Screens = []Device{{ID: portalDeviceID, Name: "Chosen in the desktop's picker", Kind: DeviceScreen, Default: true}}
 	}
 	return ds, err
 }

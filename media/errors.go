@@ -18,6 +18,10 @@ var (
 	ErrNoCamera = errors.New("media: no camera")
 	// ErrNoScreen: no screen to capture, or screen support not built in.
 	ErrNoScreen = errors.New("media: no screen to capture")
+	// ErrScreenCancelled: the user closed the desktop's screen picker
+	// (Wayland portal) without choosing; errors carrying it carry
+	// ErrNoScreen too.
+	ErrScreenCancelled = fmt.Errorf("%w: the screen picker was closed", ErrNoScreen)
 	// ErrClosed: the engine or the call is closed.
 	ErrClosed = errors.New("media: closed")
 	// ErrNotConnected: the call is not connected to the room right now.

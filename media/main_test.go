@@ -46,6 +46,10 @@ func testMain(m *testing.M) int {
 	defer x.Close()
 	testXvfb = x
 	os.Setenv("DISPLAY", x.Display)
+	// the X11 tests capture Xvfb even when run inside a Wayland session
+	// (the Wayland tests set WAYLAND_DISPLAY to their own compositor)
+	os.Unsetenv("WAYLAND_DISPLAY")
+	os.Setenv("XDG_SESSION_TYPE", "x11")
 	xgb.Logger = log.New(io.Discard, "", 0)
 	video.Refresh()
 	return m.Run()

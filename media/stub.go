@@ -64,6 +64,12 @@ func (*Call) PushToTalk(context.Context, bool) error { return ErrDisabled }
 // SetHalfDuplex returns ErrDisabled.
 func (*Call) SetHalfDuplex(context.Context, HalfDuplexMode) error { return ErrDisabled }
 
+// ScreenCapture returns "" and "".
+func (*Engine) ScreenCapture() (ScreenCapture, string) { return "", "" }
+
+// ResetScreenChoice returns ErrDisabled.
+func (*Engine) ResetScreenChoice() error { return ErrDisabled }
+
 // StartScreen returns ErrDisabled.
 func (*Call) StartScreen(context.Context, ScreenOptions) error { return ErrDisabled }
 

@@ -27,6 +27,11 @@ packages=(
 	locales xz-utils
 	g++ libwebrtc-audio-processing-dev
 	pipewire pipewire-pulse wireplumber pulseaudio-utils
+	# Wayland screen sharing: libpipewire for the portal's stream (cgo,
+	# media/screen/pwstream); the headless desktop its live tests run on
+	# (media/waylandtest: sway on pixman, the ScreenCast portal and its
+	# wlroots backend; grim to check the compositor by hand)
+	libpipewire-0.3-dev sway xdg-desktop-portal xdg-desktop-portal-wlr grim
 	# speech synthesis and conversion, only to regenerate the voice test
 	# recordings (scripts/gen-voice-testdata.sh, e2e/testdata/speech.sh); the
 	# tests themselves use the committed files

@@ -45,9 +45,12 @@ type SourceOptions struct {
 type Source struct {
 	kind Kind
 	id   string
-	drv  driver.Driver
+	drv  io.Closer // the driver, or the FrameReader
 	rd   mdvideo.Reader
 	o    SourceOptions
+	// interruptible: closing drv ends a Read under way (FrameReader),
+	// so Close need not wait for it first
+	interruptible bool
 
 	period time.Duration
 	next   time.Time
@@ -150,6 +153,38 @@ func Open(kind Kind, o SourceOptions) (*Source, error) {
 		s.h.Store(int64(h))
 	}
 	return s, nil
+}
+
+// FrameReader is a screen capture that is not a mediadevices driver: the
+// Wayland portal's PipeWire stream (media/screen/pwstream). Read returns
+// the current picture (an *image.RGBA for unchanged-frame skipping and the
+// fast scaler; the same picture again when nothing changed) and may block
+// until the first one; Close ends a Read under way.
+type FrameReader interface {
+	Read() (image.Image, func(), error)
+	Close() error
+}
+
+// NewScreenSource makes a screen Source of rd (which it now owns), with
+// the same throttling, scaling and unchanged-frame skipping as X11
+// screens. id names it (ScreenOptions.DisplayID, thumbnails).
+func NewScreenSource(id string, rd FrameReader, o SourceOptions) *Source {
+	if o.MaxWidth == 0 {
+		o.MaxWidth = DefaultScreenMaxWidth
+	}
+	if o.FPS <= 0 {
+		o.FPS = DefaultScreenFPS
+	}
+	return &Source{
+		kind:          KindScreen,
+		id:            id,
+		drv:           rd,
+		rd:            rd,
+		o:             o,
+		period:        time.Duration(float64(time.Second) / o.FPS),
+		closed:        make(chan struct{}),
+		interruptible: true,
+	}
 }
 
 func pickProp(kind Kind, props []prop.Media, o SourceOptions) (prop.Media, error) {
@@ -355,6 +390,12 @@ func (s *Source) Close() error {
 	var err error
 	s.once.Do(func() {
 		close(s.closed)
+		if s.interruptible {
+			err = s.drv.Close()
+			s.readMu.Lock() // the Read under way has returned
+			s.readMu.Unlock()
+			return
+		}
 		if s.kind == KindScreen {
 			// the X11 driver's read cannot be interrupted: wait for it (≤ 10 ms)
 			s.readMu.Lock()

@@ -202,8 +202,10 @@ func sourceWord(src aim.MediaSource) string {
 func callErrText(err error) string {
 	var pce *aim.PendingCommandError
 	switch {
+	case errors.Is(err, media.ErrScreenCancelled):
+		return "You closed your desktop's screen picker: nothing is shared."
 	case errors.Is(err, media.ErrNoScreen):
-		return "No screen to share (screen sharing needs an X11 display)."
+		return "No screen to share (screen sharing needs an X11 display, or the desktop's screen-cast portal on Wayland)."
 	case errors.Is(err, media.ErrNoCamera):
 		return "No camera found."
 	case errors.Is(err, media.ErrNotConnected):

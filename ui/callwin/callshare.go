@@ -116,10 +116,31 @@ func (cw *callWindow) pickScreen() {
 	title := widget.NewLabelWithStyle("Share your screen with "+cw.agentName()+"?", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	var body fyne.CanvasObject
 	cw.pickerRadio = nil
-	switch len(screens) {
-	case 0:
+	sc, _ := cw.engine.(screenCapturer)
+	var capture media.ScreenCapture
+	var captureLabel string
+	if sc != nil {
+		capture, captureLabel = sc.ScreenCapture()
+	}
+	height := float32(200)
+	switch {
+	case capture == media.ScreenCapturePortal:
+		// the desktop's own picker chooses; the choice is kept for next time
+		var reset *widget.Button
+		reset = widget.NewButton("Forget my last choice", func() {
+			if err := sc.ResetScreenChoice(); err != nil {
+				reset.SetText("Could not forget it: " + uikit.UserText(err))
+				return
+			}
+			reset.SetText("Your desktop will ask again")
+			reset.Disable()
+		})
+		body = container.NewVBox(uikit.WrapLabel("Your desktop asks which screen or window to share (once; later shares reuse that choice). The agent sees everything in it until you stop sharing."),
+			container.NewHBox(reset))
+		height = 240
+	case len(screens) == 0:
 		body = uikit.WrapLabel("aimdesk will share your screen. The agent sees everything on it until you stop sharing.")
-	case 1:
+	case len(screens) == 1:
 		body = uikit.WrapLabel("You have one screen: " + screens[0].Name + ". The agent sees everything on it until you stop sharing.")
 	default:
 		names := make([]string, len(screens))
@@ -131,6 +152,12 @@ func (cw *callWindow) pickScreen() {
 		cw.pickerRadio.SetSelected(names[0])
 		body = container.NewVBox(uikit.WrapLabel("Which screen? The agent sees everything on it until you stop sharing."), cw.pickerRadio)
 	}
+	if captureLabel != "" {
+		note := widget.NewLabel("Screen capture: " + captureLabel)
+		note.Importance = widget.LowImportance
+		body = container.NewVBox(body, note)
+		height += 30
+	}
 	cancel := widget.NewButton("Cancel", func() { cw.picker.Hide() })
 	cw.pickerShare = widget.NewButtonWithIcon("Share", theme.ComputerIcon(), func() {
 		cw.picker.Hide()
@@ -139,8 +166,16 @@ func (cw *callWindow) pickScreen() {
 	cw.pickerShare.Importance = widget.HighImportance
 	content := container.NewBorder(title, container.NewHBox(layout.NewSpacer(), cancel, cw.pickerShare), nil, nil, body)
 	cw.picker = widget.NewModalPopUp(container.NewPadded(content), cw.win.Canvas())
-	cw.picker.Resize(fyne.NewSize(460, 200))
+	cw.picker.Resize(fyne.NewSize(460, height))
 	cw.picker.Show()
+}
+
+// screenCapturer is an engine that says how screens are captured (X11 or
+// the desktop's portal on Wayland) and can forget the portal picker's
+// kept choice (*media.Engine).
+type screenCapturer interface {
+	ScreenCapture() (media.ScreenCapture, string)
+	ResetScreenChoice() error
 }
 
 func (cw *callWindow) pickedScreen() string {
