@@ -70,6 +70,7 @@ type Call struct {
 	ticks     int
 	retired   jitter.Stats           // receive statistics of playouts already closed
 	quality   map[string]ConnQuality // remote participants' connection quality
+	segments  map[string]time.Time   // newest stream time of each transcription segment (lkinterop.go)
 
 	// read by the audio gate on the publisher goroutine
 	muted      atomic.Bool

@@ -4,6 +4,7 @@ package media
 
 import (
 	"context"
+	"time"
 
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
@@ -43,6 +44,9 @@ func parseTranscription(st lkroom.StreamText) (Transcription, bool) {
 	return t, true
 }
 
+// maxSegments bounds the segments whose newest stream time is kept.
+const maxSegments = 1024
+
 // onTextStream handles a TextStream signal on the call goroutine.
 func (c *Call) onTextStream(st *lkroom.StreamText) {
 	t, ok := parseTranscription(*st)
@@ -52,6 +56,17 @@ func (c *Call) onTextStream(st *lkroom.StreamText) {
 	if !st.Done && st.Text == "" {
 		return
 	}
+	// The SDK reads each stream on its own goroutine: updates of a segment
+	// sent as separate streams may come out of order. The newest stream
+	// (by the sender's header time) wins; older ones are dropped.
+	key := st.Sender + "\x00" + t.SegmentID
+	if newest, ok := c.segments[key]; ok && st.At.Before(newest) {
+		return
+	}
+	if c.segments == nil || len(c.segments) > maxSegments {
+		c.segments = map[string]time.Time{}
+	}
+	c.segments[key] = st.At
 	c.resolveSpeaker(&t)
 	c.n.send(Event{Transcriptions: []Transcription{t}})
 }
@@ -85,7 +100,7 @@ func (c *Call) resolveSpeaker(t *Transcription) {
 // onQuality records a participant's connection quality.
 func (c *Call) onQuality(s lkroom.Signal) {
 	q := ConnQuality(s.Quality)
-	if s.LocalQuality {
+	if c.room != nil && s.Identity == c.room.LocalParticipant.Identity() {
 		if c.st.Conn.Quality == q {
 			return
 		}

@@ -59,11 +59,11 @@ type Signal struct {
 	Participant *lksdk.RemoteParticipant
 	Local       *lksdk.LocalTrackPublication
 	Reason      string
-	// QualityChanged: whose quality ("excellent", "good", "poor", "lost"),
-	// and whether it is ours.
-	Identity     string
-	Quality      string
-	LocalQuality bool
+	// QualityChanged: whose quality ("excellent", "good", "poor", "lost");
+	// ours too (the SDK hands its base participant, not the local one:
+	// compare the identity).
+	Identity string
+	Quality  string
 	// Stream is set for TextStream.
 	Stream *StreamText
 }
@@ -143,8 +143,7 @@ func Callback(sink Sink, room **lksdk.Room) *lksdk.RoomCallback {
 		send(Signal{Kind: LocalTrackUnpublished, Local: p})
 	}
 	cb.OnConnectionQualityChanged = func(u *livekit.ConnectionQualityInfo, p lksdk.Participant) {
-		_, local := p.(*lksdk.LocalParticipant)
-		send(Signal{Kind: QualityChanged, Identity: p.Identity(), Quality: QualityName(u.GetQuality()), LocalQuality: local})
+		send(Signal{Kind: QualityChanged, Identity: p.Identity(), Quality: QualityName(u.GetQuality())})
 	}
 	return cb
 }
