@@ -96,3 +96,12 @@ func (*Call) ScreenPreview(context.Context, func(image.Image)) error { return Er
 
 // SendText returns ErrDisabled.
 func (*Call) SendText(context.Context, string, SendOther) (TextRoute, error) { return "", ErrDisabled }
+
+// RemoteVideo returns ErrDisabled.
+func (*Call) RemoteVideo(context.Context, func(RemoteFrame)) error { return ErrDisabled }
+
+// ViewRemoteVideo returns ErrDisabled.
+func (*Call) ViewRemoteVideo(string, int, int) error { return ErrDisabled }
+
+// RemoteVideoStats returns nil.
+func (*Call) RemoteVideoStats() map[string]RemoteVideoStats { return nil }

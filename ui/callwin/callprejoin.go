@@ -1,4 +1,4 @@
-package ui
+package callwin
 
 // The call window's pre-join screen: pick the microphone, speaker and
 // camera (listed by the media engine and refreshed as devices come and
@@ -19,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/media"
+	"aimdesk/ui/uikit"
 )
 
 // callChoices is what the user chose before joining.
@@ -101,11 +102,11 @@ type callPrejoin struct {
 func newCallPrejoin(cw *callWindow) *callPrejoin {
 	p := &callPrejoin{cw: cw}
 	p.ctx, p.cancel = context.WithCancel(cw.ctx)
-	p.meterCo = newCoalescer(callMeterInterval, cw.env.do, nil, func(v float64) {
+	p.meterCo = newCoalescer(callMeterInterval, cw.env.Do, nil, func(v float64) {
 		p.micFrames++
 		p.meter.SetLevel(v)
 	})
-	p.previewCo = newCoalescer(callPreviewInterval, cw.env.do, nil, func(img image.Image) {
+	p.previewCo = newCoalescer(callPreviewInterval, cw.env.Do, nil, func(img image.Image) {
 		p.camImg.Image = img
 		p.camImg.Refresh()
 	})
@@ -132,8 +133,8 @@ func (p *callPrejoin) build() {
 	p.camImg.SetMinSize(fyne.NewSize(160, 120))
 	p.micNote, p.spkNote, p.camNote = callNote(), callNote(), callNote()
 	p.soundDetails = newDetailsBox()
-	p.echoNote = wrapLabel("")
-	p.status = wrapLabel("Looking for your microphone, speaker and camera…")
+	p.echoNote = uikit.WrapLabel("")
+	p.status = uikit.WrapLabel("Looking for your microphone, speaker and camera…")
 	p.status.Importance = widget.LowImportance
 	p.shareScreen = widget.NewCheck("Let me share my screen with the agent in this call", nil)
 	p.shareScreen.SetChecked(true)
@@ -156,8 +157,8 @@ func (p *callPrejoin) build() {
 		widget.NewLabel("Speaker"), container.NewVBox(p.spkSel, p.spkNote),
 		widget.NewLabel("Camera"), container.NewVBox(p.camSel, container.NewHBox(p.camImg), p.camNote),
 	)
-	opts := container.NewVBox(heading("What the agent may see and keep"), p.shareScreen, p.cameraOn, p.transcript,
-		heading("Talking"), p.halfDuplex, p.echoNote, p.pushToTalk)
+	opts := container.NewVBox(uikit.Heading("What the agent may see and keep"), p.shareScreen, p.cameraOn, p.transcript,
+		uikit.Heading("Talking"), p.halfDuplex, p.echoNote, p.pushToTalk)
 	buttons := container.NewHBox(layout.NewSpacer(), p.cancelBtn, p.joinBtn)
 	body := container.NewVBox(title, p.status, form, widget.NewSeparator(), opts)
 	p.root = container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), buttons), nil, nil,
@@ -165,7 +166,7 @@ func (p *callPrejoin) build() {
 }
 
 func callNote() *widget.Label {
-	l := wrapLabel("")
+	l := uikit.WrapLabel("")
 	l.Importance = widget.WarningImportance
 	l.Hide()
 	return l
@@ -203,7 +204,7 @@ func (p *callPrejoin) setEngine(e callEngine, err error) {
 	if e == nil {
 		text := callNoMediaText
 		if err != nil && !errors.Is(err, media.ErrDisabled) {
-			text = "Audio and video do not work here (" + userText(err) + "): you can still type to the agent."
+			text = "Audio and video do not work here (" + uikit.UserText(err) + "): you can still type to the agent."
 		}
 		p.status.SetText(text)
 		p.status.Importance = widget.WarningImportance
@@ -231,10 +232,10 @@ func (p *callPrejoin) setEngine(e callEngine, err error) {
 	ctx := p.ctx
 	go func() {
 		err := e.WatchDevices(ctx, func(ds media.Devices) {
-			p.cw.env.do(func() { p.setDevices(ds) })
+			p.cw.env.Do(func() { p.setDevices(ds) })
 		})
 		if err != nil && ctx.Err() == nil {
-			p.cw.env.do(func() { p.status.SetText("Could not list your devices: " + callErrText(err)) })
+			p.cw.env.Do(func() { p.status.SetText("Could not list your devices: " + callErrText(err)) })
 		}
 	}()
 }
@@ -453,7 +454,7 @@ func (p *callPrejoin) micChanged() {
 	go func() {
 		err := e.MicLevel(ctx, id, p.meterCo.push)
 		if err != nil && ctx.Err() == nil {
-			p.cw.env.do(func() {
+			p.cw.env.Do(func() {
 				p.micFailed = true
 				if errors.Is(err, media.ErrNoSoundSystem) {
 					p.setNote(p.micNote, "")
@@ -479,7 +480,7 @@ func (p *callPrejoin) cameraChanged() {
 	go func() {
 		err := e.Preview(ctx, id, p.previewCo.push)
 		if err != nil && ctx.Err() == nil {
-			p.cw.env.do(func() { p.setNote(p.camNote, "The camera does not work: "+callErrText(err)) })
+			p.cw.env.Do(func() { p.setNote(p.camNote, "The camera does not work: "+callErrText(err)) })
 		}
 	}()
 }
@@ -550,7 +551,7 @@ type detailsBox struct {
 }
 
 func newDetailsBox() *detailsBox {
-	d := &detailsBox{text: wrapLabel("")}
+	d := &detailsBox{text: uikit.WrapLabel("")}
 	d.text.Importance = widget.LowImportance
 	d.acc = widget.NewAccordion(widget.NewAccordionItem("Details", d.text))
 	d.root = d.acc

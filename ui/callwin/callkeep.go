@@ -1,4 +1,4 @@
-package ui
+package callwin
 
 // The call's kept transcript: when the user chose "keep a transcript"
 // before joining, the call gets a conversation with the agent ("Call with
@@ -34,9 +34,9 @@ func callTranscriptTitle(agent string, at time.Time) string {
 // lines queued on keepQ. It returns the conversation's id, or "" (and
 // says why) when there is none. It runs on connect's goroutine.
 func (cw *callWindow) startTranscript(ctx context.Context, agentID string) string {
-	core := cw.env.core
+	core := cw.env.Core
 	fail := func(err error) string {
-		cw.env.do(func() {
+		cw.env.Do(func() {
 			cw.setStatus("The transcript is not kept: "+callErrText(err), widget.WarningImportance, false)
 		})
 		return ""
@@ -49,7 +49,7 @@ func (cw *callWindow) startTranscript(ctx context.Context, agentID string) strin
 		return fail(err)
 	}
 	if err := core.RenameConversation(ctx, conv.ID, callTranscriptTitle(cw.agentName(), time.Now())); err != nil {
-		cw.env.do(func() {
+		cw.env.Do(func() {
 			cw.setStatus("Could not name the transcript's conversation: "+callErrText(err), widget.WarningImportance, false)
 		})
 	}
@@ -66,7 +66,7 @@ func (cw *callWindow) storeTranscript(core *app.Core, convID string) {
 		defer cancel()
 		if _, err := core.AppendTranscript(ctx, convID, l.role, l.text); err != nil && !failed {
 			failed = true
-			cw.env.do(func() {
+			cw.env.Do(func() {
 				cw.setStatus("Could not keep the transcript: "+callErrText(err), widget.WarningImportance, false)
 			})
 		}
