@@ -166,6 +166,15 @@ func (m *Manager) withEngine(fn func(callEngine, error)) {
 // agent that offers no calls it shows why (Env.ShowError).
 func (m *Manager) Start(a app.Agent) { m.start(a) }
 
+// StartIn is Start from a conversation with the agent (convID, "" for
+// none): the call continues that conversation's context, and a kept
+// transcript goes into it.
+func (m *Manager) StartIn(a app.Agent, convID string) {
+	if cw := m.start(a); cw != nil && cw.phase == callPrejoinPhase {
+		cw.convID = convID
+	}
+}
+
 // start opens the call window for an agent, or brings it forward.
 func (m *Manager) start(a app.Agent) *callWindow {
 	if cw := m.open[a.ID]; cw != nil {
@@ -236,9 +245,12 @@ type callLine struct {
 // callWindow is one call. Its fields belong to the Fyne goroutine, except
 // live (shared with the goroutines) and ctx, the window's lifetime.
 type callWindow struct {
-	m      *Manager
-	env    *Env
-	agent  app.Agent
+	m     *Manager
+	env   *Env
+	agent app.Agent
+	// convID is the conversation the call was started from ("" for none;
+	// see StartIn); set before joining, read by connect's goroutine after.
+	convID string
 	win    fyne.Window
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -254,7 +266,7 @@ type callWindow struct {
 	engine  callEngine
 	mediaCo *coalescer[media.Event]
 	frameCo *coalescer[image.Image]
-	video   agentVideo // the agent's video (callvideo.go)
+	video   agentVideo      // the agent's video (callvideo.go)
 	side    *fyne.Container // beside the transcript: the agent's video, pointing
 
 	session     aim.Session
@@ -468,7 +480,10 @@ func (cw *callWindow) connect(ctx context.Context, engine callEngine, agentID st
 	if err != nil {
 		return err
 	}
-	s, err := ctl.Create(ctx, agentID, sessionOptions(ch))
+	opts := sessionOptions(ch)
+	fromConv := cw.fromConversation(ctx, agentID)
+	opts.ContextID = fromConv.ContextID
+	s, err := ctl.Create(ctx, agentID, opts)
 	if err != nil {
 		return err
 	}
@@ -478,7 +493,7 @@ func (cw *callWindow) connect(ctx context.Context, engine callEngine, agentID st
 	}
 	convID := ""
 	if ch.KeepTranscript {
-		convID = cw.startTranscript(ctx, agentID)
+		convID = cw.startTranscript(ctx, agentID, fromConv.ID, s.Snapshot().ContextID)
 	}
 	go cw.followSession(ctx, agentID, convID, s)
 	go cw.sender(ctx, s)

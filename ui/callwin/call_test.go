@@ -366,7 +366,7 @@ type fakeCallHarness struct {
 
 func realtimeTestAgent() app.Agent {
 	card := &a2a.AgentCard{Name: "Reference agent"}
-	card.Capabilities.Extensions = []a2a.AgentExtension{{URI: aim.RealtimeExtension, Params: json.RawMessage(`{"mediaBindings":["livekit-webrtc-v1"]}`)}}
+	card.Capabilities.Extensions = []a2a.AgentExtension{{URI: aim.RealtimeExtension, Params: json.RawMessage(`{"mediaBindings":["livekit-webrtc-v1"],"transcriptHistory":true}`)}}
 	return app.Agent{
 		ID: "agent-1", Name: "Reference agent", Card: card, Status: app.AgentReady,
 		Interface: a2a.AgentInterface{ProtocolVersion: a2a.Version10},
