@@ -48,6 +48,7 @@ import (
 
 	"aimdesk/app"
 	"aimdesk/app/aim"
+	"aimdesk/app/transcript"
 	"aimdesk/media"
 )
 
@@ -281,8 +282,9 @@ type callWindow struct {
 	usedOnce    map[string]bool
 	request     *aim.MediaRequest // the agent's request on screen
 	agentState  string
-	mediaState  string // the agent's state from the room (lk.agent.state)
-	lines       []*callLine
+	mediaState  string                 // the agent's state from the room (lk.agent.state)
+	lines       []*callLine            // the transcript's lines as shown, one per tx line
+	tx          *transcript.Transcript // the merged transcript (AIM and lk.transcription)
 	conn        media.ConnInfo
 	local       media.LocalTracks
 	screens     []media.Device
@@ -357,7 +359,7 @@ func newCallWindow(m *Manager, a app.Agent) *callWindow {
 	cw := &callWindow{
 		m: m, env: m.env, agent: a, sharing: map[aim.MediaSource]bool{},
 		onceReq: map[aim.MediaSource]string{}, usedOnce: map[string]bool{}, sendQ: make(chan callSend, 64),
-		keepQ: make(chan callKept, callKeepQueue),
+		keepQ: make(chan callKept, callKeepQueue), tx: transcript.New(callMaxLines, nil),
 	}
 	cw.ctx, cw.cancel = context.WithCancel(m.env.Ctx)
 	cw.win = m.env.App.NewWindow("Call with " + cw.agentName())

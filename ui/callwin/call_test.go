@@ -13,6 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/app"
 	"aimdesk/app/a2a"
@@ -874,5 +875,46 @@ func TestAttackConsentBarClickedByAccident(t *testing.T) {
 	fm.mu.Unlock()
 	if started != 0 {
 		t.Fatal("the camera was shared before the user saw its picture")
+	}
+}
+
+// TestCallTranscriptMergesLiveKitStreams: lk.transcription updates (media
+// events) and AIM transcript events of the same utterances show once;
+// interim text is shown as interim; the header shows the quality.
+func TestCallTranscriptMergesLiveKitStreams(t *testing.T) {
+	e := &fakeEngine{devs: nullDevices(), caps: media.Capabilities{Audio: true}}
+	h := newFakeCallHarness(t, e)
+	s := h.joinFake(nil)
+	cw, fm := h.cw, e.joined
+	lk := func(seg, text string, final, local bool) {
+		fm.events <- media.Event{Transcriptions: []media.Transcription{{SegmentID: seg, Speaker: "agent", Text: text, Final: final, Local: local}}}
+	}
+	say := func(role, text string, final bool) {
+		s.events <- aim.Event{Name: aim.EventTranscript, Transcript: &aim.Transcript{Role: role, Text: text, Final: final}}
+	}
+	lk("SG_1", "Let me", false, false)
+	h.waitFor("the interim line", func() bool { return cw.transcriptText() == "Reference agent: Let me …\n" })
+	if !cw.lines[0].label.TextStyle.Italic {
+		t.Fatal("interim text is not shown as interim")
+	}
+	say(aim.RoleAgent, "Let me look.", true)
+	h.waitFor("the final line", func() bool { return cw.transcriptText() == "Reference agent: Let me look.\n" })
+	lk("SG_1", "Let me look.", true, false)
+	lk("SG_2", "what", false, true)
+	h.waitFor("the user's interim line", func() bool { return strings.HasSuffix(cw.transcriptText(), "You: what …\n") })
+	lk("SG_2", "what is it", true, true)
+	h.waitFor("the user's final line", func() bool { return strings.HasSuffix(cw.transcriptText(), "You: what is it\n") })
+	say(aim.RoleUser, "What is it?", true)
+	say(aim.RoleAgent, "A window.", true) // after the user's line: its mark
+	want := "Reference agent: Let me look.\nYou: what is it\nReference agent: A window.\n"
+	h.waitFor("the mark", func() bool { return strings.HasSuffix(cw.transcriptText(), "A window.\n") })
+	if cw.transcriptText() != want || cw.lines[0].label.TextStyle.Italic || cw.lines[1].label.TextStyle.Italic {
+		t.Fatalf("transcript:\n%s", cw.transcriptText())
+	}
+
+	fm.events <- media.Event{Conn: &media.ConnInfo{State: media.ConnConnected, Quality: media.QualityPoor}}
+	h.waitFor("the quality", func() bool { return cw.connLabel.Text == "● Connected · poor connection" })
+	if cw.connLabel.Importance != widget.WarningImportance {
+		t.Fatalf("a poor connection shown as %v", cw.connLabel.Importance)
 	}
 }
