@@ -253,8 +253,8 @@ type callWindow struct {
 	engine  callEngine
 	mediaCo *coalescer[media.Event]
 	frameCo *coalescer[image.Image]
-	video   agentVideo // the agent's video (callvideo.go)
-	side    *fyne.Container // beside the transcript: the agent's video, pointing
+	video   agentVideo        // the agent's video (callvideo.go)
+	side    *container.Scroll // beside the transcript: the agent's video, pointing
 
 	session     aim.Session
 	hasMedia    bool
