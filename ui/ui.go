@@ -496,6 +496,8 @@ An agent that wants to act asks first. The approval dialog is drawn by aimdesk, 
 
 Agents that offer realtime sessions get a **Start call…** button. Before joining you pick the microphone, speaker and camera; in the call you can mute, hold Space to talk, share your screen (a red bar shows while you do), drag a box over the screen preview to point at something, interrupt the agent (Escape) and type. Calls are full duplex: an echo canceller (WebRTC's audio processing) removes the agent's voice from your microphone and suppresses steady noise, so you can talk over the agent without a headset; the call window says which echo canceller runs. Tick "Mute my microphone while the agent speaks" before joining for half-duplex instead (for a very loud speaker or an echo that still gets through). A build without the echo canceller falls back to half-duplex when no headset is found. If you speak while the agent speaks, it stops and listens. The microphone and speaker are your sound system's defaults unless you pick others, and follow it when you change them; a headset plugged in during a call is offered, and an unplugged device falls back to the default without ending the call. **Statistics** in the call window shows the connection's jitter, packet loss, round trip, playout delay and how much audio had to be concealed.
 
+When the agent shows video (an avatar, a diagram), it plays in **The agent's video** beside the transcript; **Hide video** stops it being sent to you until you show it again.
+
 ## Keyboard
 
 - Ctrl+N: new conversation
