@@ -100,7 +100,7 @@ func realtimeCardExtension() a2a.AgentExtension {
 	return a2a.AgentExtension{
 		URI:         aim.RealtimeExtension,
 		Description: "realtime voice and screen-share sessions over LiveKit (docs/aim-extension.md §2)",
-		Params:      json.RawMessage(`{"mediaBindings":["` + MediaBinding + `"]}`),
+		Params:      json.RawMessage(`{"mediaBindings":["` + MediaBinding + `"],"transcriptHistory":true}`),
 	}
 }
 
