@@ -10,8 +10,9 @@
 // session's events, the transcript, requests, approvals, the send queue),
 // callshare.go (screen and camera sharing, the picker, pointing),
 // callwidgets.go (meters, the voice visualizer, the pointing area, the
-// coalescer), callkeep.go (the kept transcript) and callglue.go (the
-// interfaces over media and app/aim).
+// coalescer), callvideo.go (the agent's video, adaptive stream),
+// callkeep.go (the kept transcript) and callglue.go (the interfaces over
+// media and app/aim).
 //
 // One window per agent. It opens on the pre-join screen (callprejoin.go),
 // then creates the session (app/aim through the core), registers this
@@ -266,8 +267,8 @@ type callWindow struct {
 	engine  callEngine
 	mediaCo *coalescer[media.Event]
 	frameCo *coalescer[image.Image]
-	video   agentVideo      // the agent's video (callvideo.go)
-	side    *fyne.Container // beside the transcript: the agent's video, pointing
+	video   agentVideo        // the agent's video (callvideo.go)
+	side    *container.Scroll // beside the transcript: the agent's video, pointing
 
 	session     aim.Session
 	hasMedia    bool

@@ -3,6 +3,7 @@ package callwin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"math"
 	"slices"
@@ -119,10 +120,14 @@ type fakeMedia struct {
 	mics, speakers []string
 	switchErr      error
 	cameraStarts   int
+	// remote video: RemoteVideo hands on what is sent on vframes;
+	// ViewRemoteVideo records the views asked for ("SID WxH")
+	vframes chan media.RemoteFrame
+	views   []string
 }
 
 func newFakeMedia(p media.JoinParams) *fakeMedia {
-	m := &fakeMedia{events: make(chan media.Event, 256)}
+	m := &fakeMedia{events: make(chan media.Event, 256), vframes: make(chan media.RemoteFrame)}
 	m.st = media.Event{
 		Conn:   &media.ConnInfo{State: media.ConnConnected, Room: "room", Identity: "me"},
 		Levels: &media.Levels{},
@@ -151,6 +156,34 @@ func (m *fakeMedia) State() media.Event {
 		Conn: m.st.Conn, Levels: m.st.Levels, Local: &l, Participants: m.st.Participants,
 		Duplex: m.st.Duplex, Audio: m.st.Audio,
 	}
+}
+
+func (m *fakeMedia) RemoteVideo(ctx context.Context, fn func(media.RemoteFrame)) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case f := <-m.vframes:
+			fn(f)
+		}
+	}
+}
+
+func (m *fakeMedia) ViewRemoteVideo(sid string, w, h int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.views = append(m.views, fmt.Sprintf("%s %dx%d", sid, w, h))
+	return nil
+}
+
+// lastView is the newest view asked for ("" when none).
+func (m *fakeMedia) lastView() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.views) == 0 {
+		return ""
+	}
+	return m.views[len(m.views)-1]
 }
 
 func (m *fakeMedia) send(ev media.Event) {

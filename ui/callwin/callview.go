@@ -54,7 +54,9 @@ func (cw *callWindow) buildCall() {
 		uikit.LowLabel("Drag a box over the preview: the agent gets that part of your screen."), cw.preview, cw.noteEntry)
 	cw.setShown(cw.pointPanel, false)
 	cw.buildVideo()
-	cw.side = container.NewVBox(cw.video.panel, cw.pointPanel)
+	// a column that scrolls, so that the video and the preview together
+	// do not make the window taller than a small screen
+	cw.side = container.NewVScroll(container.NewVBox(cw.video.panel, cw.pointPanel))
 	cw.side.Hide()
 	center := container.NewBorder(nil, input, nil, cw.side, cw.tscroll)
 
