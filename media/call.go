@@ -68,7 +68,9 @@ type Call struct {
 	appRetry  bool // an app-driven reconnect is running
 	lastLevel Levels
 	ticks     int
-	retired   jitter.Stats // receive statistics of playouts already closed
+	retired   jitter.Stats           // receive statistics of playouts already closed
+	quality   map[string]ConnQuality // remote participants' connection quality
+	segments  map[string]time.Time   // newest stream time of each transcription segment (lkinterop.go)
 
 	// read by the audio gate on the publisher goroutine
 	muted      atomic.Bool
@@ -149,7 +151,7 @@ func (e *Engine) Join(ctx context.Context, p JoinParams) (*Call, error) {
 	// the join may be aborted by ctx, but the SDK keeps the context for
 	// later resumes: give it lifeCtx and cancel that if ctx ends first
 	stop := context.AfterFunc(ctx, lifeCancel)
-	room, err := lkroom.Connect(lifeCtx, p.URL, p.Token, c.q.Push, c.connectOptions()...)
+	room, err := lkroom.ConnectTopics(lifeCtx, p.URL, p.Token, c.q.Push, streamTopics, c.connectOptions()...)
 	aborted := !stop()
 	if err == nil && aborted {
 		room.Disconnect()
@@ -654,6 +656,12 @@ func (c *Call) handle(s lkroom.Signal) {
 		c.onDisconnected(s.Reason)
 	case lkroom.LocalTrackPublished, lkroom.LocalTrackUnpublished:
 		c.emitLocal()
+	case lkroom.QualityChanged:
+		c.onQuality(s)
+	case lkroom.TextStream:
+		if s.Stream != nil {
+			c.onTextStream(s.Stream)
+		}
 	default:
 		c.reconcile()
 	}
@@ -665,9 +673,9 @@ func (c *Call) refreshConn(reason string) {
 	ci.Reason = reason
 	switch {
 	case c.room == nil && c.appRetry:
-		ci.State = ConnReconnecting
+		ci.State, ci.Quality = ConnReconnecting, ""
 	case c.room == nil:
-		ci.State = ConnDisconnected
+		ci.State, ci.Quality = ConnDisconnected, ""
 	default:
 		switch c.room.ConnectionState() {
 		case lksdk.ConnectionStateConnected:
@@ -723,7 +731,7 @@ func (c *Call) reconnect(ctx context.Context) {
 		}
 		var room *lksdk.Room
 		if err == nil {
-			room, err = lkroom.Connect(ctx, url, token, c.q.Push, c.connectOptions()...)
+			room, err = lkroom.ConnectTopics(ctx, url, token, c.q.Push, streamTopics, c.connectOptions()...)
 		}
 		if err == nil {
 			err := c.do(context.Background(), func() error {
@@ -838,6 +846,7 @@ func (c *Call) participant(rp *lksdk.RemoteParticipant) Participant {
 		Kind:       kindName(rp.Kind()),
 		Attributes: map[string]string{},
 		Speaking:   rp.IsSpeaking(),
+		Quality:    c.quality[rp.Identity()],
 	}
 	for k, v := range attrs {
 		p.Attributes[k] = v

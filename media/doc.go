@@ -21,7 +21,9 @@
 // calls are safe from any goroutine and are executed on the call goroutine.
 // Events are deltas (nil fields unchanged) and are coalesced when the reader
 // is slow, so a slow UI never blocks media; levels are sent at most 30 times
-// a second.
+// a second. Remote video is decoded on one goroutine per track and only
+// its newest frame is kept; RemoteVideo hands frames on at a bounded rate
+// (remotevideo.go), and ViewRemoteVideo tells the SFU the size shown.
 //
 // # Build tags
 //

@@ -27,7 +27,22 @@ type ConnInfo struct {
 	Attempt  int    // app-driven reconnect attempt (0 when not reconnecting that way)
 	Room     string
 	Identity string // our participant identity
+	// Quality is our connection's quality as the server rates it:
+	// QualityExcellent, QualityGood, QualityPoor, QualityLost; "" until
+	// the server's first rating.
+	Quality ConnQuality
 }
+
+// ConnQuality is LiveKit's rating of a participant's connection.
+type ConnQuality string
+
+// Connection qualities (livekit.ConnectionQuality in lower case).
+const (
+	QualityExcellent ConnQuality = "excellent"
+	QualityGood      ConnQuality = "good"
+	QualityPoor      ConnQuality = "poor"
+	QualityLost      ConnQuality = "lost"
+)
 
 // Levels are meter positions 0..1 (dBFS from -60 to 0, smoothed).
 type Levels struct {
@@ -107,6 +122,7 @@ type Participant struct {
 	AgentState string // Attributes["lk.agent.state"]: "initializing", "listening", "thinking", "speaking"
 	Speaking   bool
 	Tracks     []RemoteTrack
+	Quality    ConnQuality // its connection's quality; "" until rated
 }
 
 // Duplex is the echo-handling state, with a sentence for the UI.
@@ -170,6 +186,12 @@ type Event struct {
 	Duplex       *Duplex
 	Audio        *AudioStatus
 	Stats        *CallStats // about once a second while it changes
+	// Transcriptions are lk.transcription text streams received since the
+	// last event (LiveKit Agents' transcripts; lktranscription.go), in
+	// order. Unlike the other fields they are not state: never in State()
+	// or the first event. Coalesced events keep every segment, the latest
+	// text of each.
+	Transcriptions []Transcription
 	// Err is a non-fatal problem to show (device lost, publish failed, ...).
 	Err error
 }
@@ -201,11 +223,29 @@ func (e *Event) Merge(n Event) {
 	if n.Err != nil {
 		e.Err = n.Err
 	}
+	e.Transcriptions = mergeTranscriptions(e.Transcriptions, n.Transcriptions)
+}
+
+// mergeTranscriptions appends b to a; an update of a segment already in
+// a replaces it in place (its latest text; final stays final).
+func mergeTranscriptions(a, b []Transcription) []Transcription {
+	for _, t := range b {
+		i := slices.IndexFunc(a, func(o Transcription) bool { return o.SegmentID == t.SegmentID && o.Speaker == t.Speaker })
+		if i < 0 {
+			a = append(a, t)
+			continue
+		}
+		if a[i].Final && !t.Final {
+			continue
+		}
+		a[i] = t
+	}
+	return a
 }
 
 func (e Event) empty() bool {
 	return e.Conn == nil && e.Levels == nil && e.Local == nil && e.Participants == nil &&
-		e.Duplex == nil && e.Audio == nil && e.Stats == nil && e.Err == nil
+		e.Duplex == nil && e.Audio == nil && e.Stats == nil && e.Err == nil && len(e.Transcriptions) == 0
 }
 
 func cloneParticipants(ps []Participant) []Participant {

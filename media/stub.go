@@ -100,6 +100,9 @@ func (*Call) ScreenThumbnail(int) image.Image { return nil }
 // ScreenPreview returns ErrDisabled.
 func (*Call) ScreenPreview(context.Context, func(image.Image)) error { return ErrDisabled }
 
+// SendText returns ErrDisabled.
+func (*Call) SendText(context.Context, string, SendOther) (TextRoute, error) { return "", ErrDisabled }
+
 // RemoteVideo returns ErrDisabled.
 func (*Call) RemoteVideo(context.Context, func(RemoteFrame)) error { return ErrDisabled }
 

@@ -15,9 +15,11 @@ import (
 // callWindows is what the main window needs of the call windows (package
 // ui/callwin, whose Manager it is in the app).
 type callWindows interface {
-	// Start opens the call window for a, or brings it forward; for an
-	// agent that offers no calls it shows why.
-	Start(a app.Agent)
+	// StartIn opens the call window for a, or brings it forward; for an
+	// agent that offers no calls it shows why. convID is the conversation
+	// with a shown in the chat ("" for none): the call continues its
+	// context and keeps its transcript there.
+	StartIn(a app.Agent, convID string)
 }
 
 // newCallWindows returns the call windows' manager over the window's env,
@@ -36,13 +38,22 @@ func (w *Window) startCall() {
 		w.showError(fmt.Errorf("select an agent to call"))
 		return
 	}
-	w.calls.Start(a)
+	w.calls.StartIn(a, w.chatConversation(a.ID))
+}
+
+// chatConversation is the conversation the chat shows with agentID ("" for
+// none).
+func (w *Window) chatConversation(agentID string) string {
+	if w.chat == nil || w.chat.agentID != agentID {
+		return ""
+	}
+	return w.chat.convID
 }
 
 // callControls is the agent view's "Start call" button, disabled with the
 // reason shown for an agent that offers no calls.
 func (w *Window) callControls(a app.Agent) fyne.CanvasObject {
-	btn := widget.NewButtonWithIcon("Start call…", theme.MediaRecordIcon(), func() { w.calls.Start(a) })
+	btn := widget.NewButtonWithIcon("Start call…", theme.MediaRecordIcon(), func() { w.calls.StartIn(a, w.chatConversation(a.ID)) })
 	ok, why := callwin.Support(a)
 	if ok {
 		btn.Importance = widget.HighImportance

@@ -11,10 +11,14 @@ import (
 	"aimdesk/app/devagent"
 )
 
-// startedCalls records the agents the window asked to call (callWindows).
-type startedCalls struct{ agents []string }
+// startedCalls records the agents the window asked to call, and from
+// which conversation (callWindows).
+type startedCalls struct{ agents, convs []string }
 
-func (s *startedCalls) Start(a app.Agent) { s.agents = append(s.agents, a.ID) }
+func (s *startedCalls) StartIn(a app.Agent, convID string) {
+	s.agents = append(s.agents, a.ID)
+	s.convs = append(s.convs, convID)
+}
 
 // TestWindowStartCall: the agent view's Start call button is disabled
 // with the reason for an agent without calls, and the menu item says why
@@ -56,6 +60,9 @@ func TestWindowStartCall(t *testing.T) {
 	h.w.startCall()
 	if len(calls.agents) != 2 || calls.agents[0] != rt.ID || calls.agents[1] != rt.ID || plain.ID == rt.ID {
 		t.Fatalf("calls started: %v, want %s twice", calls.agents, rt.ID)
+	}
+	if h.w.chat.agentID == rt.ID && calls.convs[1] != h.w.chat.convID {
+		t.Fatalf("the call did not start from the conversation shown: %q, chat shows %q", calls.convs, h.w.chat.convID)
 	}
 }
 

@@ -294,10 +294,11 @@ func TestSignInWithAPIKeyThroughDialog(t *testing.T) {
 	if _, err := h.core.ListTasks(h.ctx, a.ID, a2a.ListTasksRequest{}); err != nil {
 		t.Fatalf("ListTasks signed in: %v", err)
 	}
-	// The extended card (which replaces the public one while signed in)
-	// declares no schemes: the sign-in is named by its flow.
+	// An AIM agent's extended card is never read (the AIM schema does not
+	// define GetExtendedAgentCard): the public card's scheme names the
+	// sign-in.
 	for _, want := range []string{
-		"Sign-in: Signed in — API key (scheme “key”)",
+		"Sign-in: Signed in — API key in header X-API-Key (scheme “key”)",
 		"Sign-in secrets are kept in the configured store.", "Permissions: a typed-in key or token carries none",
 	} {
 		if !strings.Contains(h.sectionText(), want) {

@@ -209,6 +209,8 @@ func (s *rtSession) roomEvent(b *brainState, ev RoomEvent) {
 		s.mu.Unlock()
 	case RoomLost:
 		_ = s.restartRoom("the agent lost the room: " + ev.Reason)
+	case RoomChat:
+		s.chat(ev)
 	}
 }
 
@@ -278,6 +280,13 @@ func (s *rtSession) speak(b *brainState, text string, clip []int16, d time.Durat
 	room := s.room
 	s.eventLocked(aim.WireEvent{Event: aim.EventTranscript, Role: aim.RoleAgent, Text: text, Final: true})
 	s.mu.Unlock()
+	if tr, ok := room.(transcriber); ok {
+		spoken := d
+		if clip != nil {
+			spoken = time.Duration(len(clip)) * time.Second / voiceRate
+		}
+		go tr.Transcribe(ctx, text, spoken)
+	}
 	go func() {
 		switch {
 		case room != nil && clip != nil:
@@ -333,5 +342,23 @@ func (s *rtSession) waitSpoken(b *brainState) {
 				s.think(b, m)
 			}
 		}
+	}
+}
+
+// chat takes typed text from lk.chat as input.text, from the session's
+// own endpoints only (as LiveKit Agents read only the linked participant).
+func (s *rtSession) chat(ev RoomEvent) {
+	s.mu.Lock()
+	mine := false
+	for _, ep := range s.sess.Endpoints {
+		mine = mine || endpointIdentity(ep.EndpointID) == ev.Identity
+	}
+	s.mu.Unlock()
+	if !mine {
+		s.h.logf("devagent: realtime %s: ignored lk.chat from %q, not an endpoint of the session", s.sess.SessionID, ev.Identity)
+		return
+	}
+	if _, err := s.interact(aim.Text(ev.Text)); err != nil {
+		s.h.logf("devagent: realtime %s: lk.chat: %v", s.sess.SessionID, err)
 	}
 }

@@ -144,6 +144,10 @@ func openLiveKitRoom(ctx context.Context, cfg *LiveKitConfig, spec RoomSpec, eve
 		}
 	}
 	r.room = lksdk.NewRoom(cb)
+	if err := r.room.RegisterTextStreamHandler(topicChat, r.chatHandler); err != nil {
+		_ = r.deleteRoom()
+		return nil, fmt.Errorf("read %s: %w", topicChat, err)
+	}
 	if err := r.room.JoinWithContextAndToken(ctx, cfg.URL, tok, lksdk.WithAutoSubscribe(true),
 		lksdk.WithLogger(sdkLogger{logf: logf})); err != nil {
 		_ = r.deleteRoom()

@@ -61,6 +61,9 @@ const (
 	// RoomLost: the agent lost the room for good (Reason); the session
 	// restarts it under a new epoch.
 	RoomLost RoomEventKind = "lost"
+	// RoomChat: a participant (Identity) typed Text on lk.chat (LiveKit
+	// Agents' text input; realtime_lkinterop.go).
+	RoomChat RoomEventKind = "chat"
 )
 
 // RoomEvent is one thing that happened in a media room. Rooms call their
@@ -75,6 +78,7 @@ type RoomEvent struct {
 	Reason   string
 	Clip     []int16 // RoomHeard: 48 kHz mono
 	Speech   time.Duration
+	Text     string // RoomChat
 }
 
 // RoomOpener opens a session's media room. events receives what happens

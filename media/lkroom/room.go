@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/pion/webrtc/v4"
 )
@@ -28,13 +29,16 @@ const (
 	TrackUnsubscribed
 	LocalTrackPublished
 	LocalTrackUnpublished
+	QualityChanged // a participant's connection quality (Identity, Quality, LocalQuality)
+	TextStream     // a text stream's text so far, or its end (TextStream field; streams.go)
 )
 
 var kindNames = map[Kind]string{
 	Reconnecting: "reconnecting", Reconnected: "reconnected", Disconnected: "disconnected",
 	ParticipantsChanged: "participants-changed", TrackSubscribed: "track-subscribed",
 	TrackUnsubscribed: "track-unsubscribed", LocalTrackPublished: "local-track-published",
-	LocalTrackUnpublished: "local-track-unpublished",
+	LocalTrackUnpublished: "local-track-unpublished", QualityChanged: "quality-changed",
+	TextStream: "text-stream",
 }
 
 // String implements fmt.Stringer.
@@ -55,6 +59,13 @@ type Signal struct {
 	Participant *lksdk.RemoteParticipant
 	Local       *lksdk.LocalTrackPublication
 	Reason      string
+	// QualityChanged: whose quality ("excellent", "good", "poor", "lost");
+	// ours too (the SDK hands its base participant, not the local one:
+	// compare the identity).
+	Identity string
+	Quality  string
+	// Stream is set for TextStream.
+	Stream *StreamText
 }
 
 // Sink receives signals; it must not block.
@@ -131,12 +142,22 @@ func Callback(sink Sink, room **lksdk.Room) *lksdk.RoomCallback {
 	cb.OnLocalTrackUnpublished = func(p *lksdk.LocalTrackPublication, _ *lksdk.LocalParticipant) {
 		send(Signal{Kind: LocalTrackUnpublished, Local: p})
 	}
+	cb.OnConnectionQualityChanged = func(u *livekit.ConnectionQualityInfo, p lksdk.Participant) {
+		send(Signal{Kind: QualityChanged, Identity: p.Identity(), Quality: QualityName(u.GetQuality())})
+	}
 	return cb
 }
 
 // Connect joins the room at url with token; every callback becomes a
 // Signal for sink. Cancelling ctx aborts the join.
 func Connect(ctx context.Context, url, token string, sink Sink, opts ...lksdk.ConnectOption) (*lksdk.Room, error) {
+	return ConnectTopics(ctx, url, token, sink, nil, opts...)
+}
+
+// ConnectTopics is Connect that also reads the text streams of topics
+// (registered before joining, so none sent at once is missed): each
+// becomes TextStream signals (see ReadTextStream).
+func ConnectTopics(ctx context.Context, url, token string, sink Sink, topics []string, opts ...lksdk.ConnectOption) (*lksdk.Room, error) {
 	var room *lksdk.Room
 	var mu sync.Mutex
 	// the callback may fire before NewRoom returns to us: guard the pointer
@@ -152,6 +173,11 @@ func Connect(ctx context.Context, url, token string, sink Sink, opts ...lksdk.Co
 	mu.Lock()
 	room = r
 	mu.Unlock()
+	for _, topic := range topics {
+		if err := r.RegisterTextStreamHandler(topic, textStreamHandler(guarded)); err != nil {
+			return nil, fmt.Errorf("lkroom: text streams of %s: %w", topic, err)
+		}
+	}
 	if err := r.JoinWithContextAndToken(ctx, url, token, opts...); err != nil {
 		r.Disconnect()
 		return nil, fmt.Errorf("lkroom: join: %w", err)

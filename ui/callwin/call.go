@@ -10,8 +10,9 @@
 // session's events, the transcript, requests, approvals, the send queue),
 // callshare.go (screen and camera sharing, the picker, pointing),
 // callwidgets.go (meters, the voice visualizer, the pointing area, the
-// coalescer), callkeep.go (the kept transcript) and callglue.go (the
-// interfaces over media and app/aim).
+// coalescer), callvideo.go (the agent's video, adaptive stream),
+// callkeep.go (the kept transcript) and callglue.go (the interfaces over
+// media and app/aim).
 //
 // One window per agent. It opens on the pre-join screen (callprejoin.go),
 // then creates the session (app/aim through the core), registers this
@@ -48,6 +49,7 @@ import (
 
 	"aimdesk/app"
 	"aimdesk/app/aim"
+	"aimdesk/app/transcript"
 	"aimdesk/media"
 )
 
@@ -165,6 +167,15 @@ func (m *Manager) withEngine(fn func(callEngine, error)) {
 // agent that offers no calls it shows why (Env.ShowError).
 func (m *Manager) Start(a app.Agent) { m.start(a) }
 
+// StartIn is Start from a conversation with the agent (convID, "" for
+// none): the call continues that conversation's context, and a kept
+// transcript goes into it.
+func (m *Manager) StartIn(a app.Agent, convID string) {
+	if cw := m.start(a); cw != nil && cw.phase == callPrejoinPhase {
+		cw.convID = convID
+	}
+}
+
 // start opens the call window for an agent, or brings it forward.
 func (m *Manager) start(a app.Agent) *callWindow {
 	if cw := m.open[a.ID]; cw != nil {
@@ -235,9 +246,12 @@ type callLine struct {
 // callWindow is one call. Its fields belong to the Fyne goroutine, except
 // live (shared with the goroutines) and ctx, the window's lifetime.
 type callWindow struct {
-	m      *Manager
-	env    *Env
-	agent  app.Agent
+	m     *Manager
+	env   *Env
+	agent app.Agent
+	// convID is the conversation the call was started from ("" for none;
+	// see StartIn); set before joining, read by connect's goroutine after.
+	convID string
 	win    fyne.Window
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -253,8 +267,8 @@ type callWindow struct {
 	engine  callEngine
 	mediaCo *coalescer[media.Event]
 	frameCo *coalescer[image.Image]
-	video   agentVideo // the agent's video (callvideo.go)
-	side    *fyne.Container // beside the transcript: the agent's video, pointing
+	video   agentVideo        // the agent's video (callvideo.go)
+	side    *container.Scroll // beside the transcript: the agent's video, pointing
 
 	session     aim.Session
 	hasMedia    bool
@@ -269,8 +283,9 @@ type callWindow struct {
 	usedOnce    map[string]bool
 	request     *aim.MediaRequest // the agent's request on screen
 	agentState  string
-	mediaState  string // the agent's state from the room (lk.agent.state)
-	lines       []*callLine
+	mediaState  string                 // the agent's state from the room (lk.agent.state)
+	lines       []*callLine            // the transcript's lines as shown, one per tx line
+	tx          *transcript.Transcript // the merged transcript (AIM and lk.transcription)
 	conn        media.ConnInfo
 	local       media.LocalTracks
 	screens     []media.Device
@@ -345,7 +360,7 @@ func newCallWindow(m *Manager, a app.Agent) *callWindow {
 	cw := &callWindow{
 		m: m, env: m.env, agent: a, sharing: map[aim.MediaSource]bool{},
 		onceReq: map[aim.MediaSource]string{}, usedOnce: map[string]bool{}, sendQ: make(chan callSend, 64),
-		keepQ: make(chan callKept, callKeepQueue),
+		keepQ: make(chan callKept, callKeepQueue), tx: transcript.New(callMaxLines, nil),
 	}
 	cw.ctx, cw.cancel = context.WithCancel(m.env.Ctx)
 	cw.win = m.env.App.NewWindow("Call with " + cw.agentName())
@@ -466,7 +481,10 @@ func (cw *callWindow) connect(ctx context.Context, engine callEngine, agentID st
 	if err != nil {
 		return err
 	}
-	s, err := ctl.Create(ctx, agentID, sessionOptions(ch))
+	opts := sessionOptions(ch)
+	fromConv := cw.fromConversation(ctx, agentID)
+	opts.ContextID = fromConv.ContextID
+	s, err := ctl.Create(ctx, agentID, opts)
 	if err != nil {
 		return err
 	}
@@ -476,7 +494,7 @@ func (cw *callWindow) connect(ctx context.Context, engine callEngine, agentID st
 	}
 	convID := ""
 	if ch.KeepTranscript {
-		convID = cw.startTranscript(ctx, agentID)
+		convID = cw.startTranscript(ctx, agentID, fromConv.ID, s.Snapshot().ContextID)
 	}
 	go cw.followSession(ctx, agentID, convID, s)
 	go cw.sender(ctx, s)

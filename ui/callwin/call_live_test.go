@@ -330,18 +330,26 @@ func TestCallLive(t *testing.T) {
 		cw.win.Canvas().Focus(cw.entry)
 		test.Type(cw.entry, "hello agent")
 		cw.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-		h.waitFor("input.text", func() bool { return len(h.sentOf(aim.InputText, "")) == 1 })
-		var p aim.TextPayload
-		h.payload(aim.InputText, &p)
-		if p.Text != "hello agent" {
-			t.Fatalf("input.text = %+v", p)
-		}
+		// The agent participant is a LiveKit agent session (kind AGENT with
+		// lk.agent.state): the text goes over lk.chat, not as input.text.
 		h.waitFor("the answer", func() bool {
-			return strings.Contains(cw.transcriptText(), "AIM reference agent: You said: hello agent")
+			return strings.Contains(cw.transcriptText(), "AIM reference agent: You said: hello agent\n")
 		})
-		if n := strings.Count(cw.transcriptText(), "You: hello agent"); n != 1 {
+		h.pause(500 * time.Millisecond) // a second answer would be here by now
+		if n := len(h.sentOf(aim.InputText, "")); n != 0 {
+			t.Fatalf("typed text also sent as input.text (%d times)", n)
+		}
+		if n := strings.Count(cw.transcriptText(), "You: hello agent\n"); n != 1 {
 			t.Fatalf("the typed line shows %d times:\n%s", n, cw.transcriptText())
 		}
+		// The answer came both as an AIM transcript event and as
+		// lk.transcription streams: shown once, final.
+		if n := strings.Count(cw.transcriptText(), "You said: hello agent"); n != 1 {
+			t.Fatalf("the answer shows %d times:\n%s", n, cw.transcriptText())
+		}
+		// The header shows the connection's quality once the server rated it.
+		h.waitFor("the connection quality", func() bool { return strings.HasSuffix(cw.connLabel.Text, " connection") })
+		t.Logf("header: %q", cw.connLabel.Text)
 		cw.win.Canvas().Unfocus()
 	})
 

@@ -3,6 +3,7 @@ package callwin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"math"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/app"
 	"aimdesk/app/a2a"
@@ -118,10 +120,14 @@ type fakeMedia struct {
 	mics, speakers []string
 	switchErr      error
 	cameraStarts   int
+	// remote video: RemoteVideo hands on what is sent on vframes;
+	// ViewRemoteVideo records the views asked for ("SID WxH")
+	vframes chan media.RemoteFrame
+	views   []string
 }
 
 func newFakeMedia(p media.JoinParams) *fakeMedia {
-	m := &fakeMedia{events: make(chan media.Event, 256)}
+	m := &fakeMedia{events: make(chan media.Event, 256), vframes: make(chan media.RemoteFrame)}
 	m.st = media.Event{
 		Conn:   &media.ConnInfo{State: media.ConnConnected, Room: "room", Identity: "me"},
 		Levels: &media.Levels{},
@@ -150,6 +156,34 @@ func (m *fakeMedia) State() media.Event {
 		Conn: m.st.Conn, Levels: m.st.Levels, Local: &l, Participants: m.st.Participants,
 		Duplex: m.st.Duplex, Audio: m.st.Audio,
 	}
+}
+
+func (m *fakeMedia) RemoteVideo(ctx context.Context, fn func(media.RemoteFrame)) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case f := <-m.vframes:
+			fn(f)
+		}
+	}
+}
+
+func (m *fakeMedia) ViewRemoteVideo(sid string, w, h int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.views = append(m.views, fmt.Sprintf("%s %dx%d", sid, w, h))
+	return nil
+}
+
+// lastView is the newest view asked for ("" when none).
+func (m *fakeMedia) lastView() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.views) == 0 {
+		return ""
+	}
+	return m.views[len(m.views)-1]
 }
 
 func (m *fakeMedia) send(ev media.Event) {
@@ -365,7 +399,7 @@ type fakeCallHarness struct {
 
 func realtimeTestAgent() app.Agent {
 	card := &a2a.AgentCard{Name: "Reference agent"}
-	card.Capabilities.Extensions = []a2a.AgentExtension{{URI: aim.RealtimeExtension, Params: json.RawMessage(`{"mediaBindings":["livekit-webrtc-v1"]}`)}}
+	card.Capabilities.Extensions = []a2a.AgentExtension{{URI: aim.RealtimeExtension, Params: json.RawMessage(`{"mediaBindings":["livekit-webrtc-v1"],"transcriptHistory":true}`)}}
 	return app.Agent{
 		ID: "agent-1", Name: "Reference agent", Card: card, Status: app.AgentReady,
 		Interface: a2a.AgentInterface{ProtocolVersion: a2a.Version10},
@@ -874,5 +908,46 @@ func TestAttackConsentBarClickedByAccident(t *testing.T) {
 	fm.mu.Unlock()
 	if started != 0 {
 		t.Fatal("the camera was shared before the user saw its picture")
+	}
+}
+
+// TestCallTranscriptMergesLiveKitStreams: lk.transcription updates (media
+// events) and AIM transcript events of the same utterances show once;
+// interim text is shown as interim; the header shows the quality.
+func TestCallTranscriptMergesLiveKitStreams(t *testing.T) {
+	e := &fakeEngine{devs: nullDevices(), caps: media.Capabilities{Audio: true}}
+	h := newFakeCallHarness(t, e)
+	s := h.joinFake(nil)
+	cw, fm := h.cw, e.joined
+	lk := func(seg, text string, final, local bool) {
+		fm.events <- media.Event{Transcriptions: []media.Transcription{{SegmentID: seg, Speaker: "agent", Text: text, Final: final, Local: local}}}
+	}
+	say := func(role, text string, final bool) {
+		s.events <- aim.Event{Name: aim.EventTranscript, Transcript: &aim.Transcript{Role: role, Text: text, Final: final}}
+	}
+	lk("SG_1", "Let me", false, false)
+	h.waitFor("the interim line", func() bool { return cw.transcriptText() == "Reference agent: Let me …\n" })
+	if !cw.lines[0].label.TextStyle.Italic {
+		t.Fatal("interim text is not shown as interim")
+	}
+	say(aim.RoleAgent, "Let me look.", true)
+	h.waitFor("the final line", func() bool { return cw.transcriptText() == "Reference agent: Let me look.\n" })
+	lk("SG_1", "Let me look.", true, false)
+	lk("SG_2", "what", false, true)
+	h.waitFor("the user's interim line", func() bool { return strings.HasSuffix(cw.transcriptText(), "You: what …\n") })
+	lk("SG_2", "what is it", true, true)
+	h.waitFor("the user's final line", func() bool { return strings.HasSuffix(cw.transcriptText(), "You: what is it\n") })
+	say(aim.RoleUser, "What is it?", true)
+	say(aim.RoleAgent, "A window.", true) // after the user's line: its mark
+	want := "Reference agent: Let me look.\nYou: what is it\nReference agent: A window.\n"
+	h.waitFor("the mark", func() bool { return strings.HasSuffix(cw.transcriptText(), "A window.\n") })
+	if cw.transcriptText() != want || cw.lines[0].label.TextStyle.Italic || cw.lines[1].label.TextStyle.Italic {
+		t.Fatalf("transcript:\n%s", cw.transcriptText())
+	}
+
+	fm.events <- media.Event{Conn: &media.ConnInfo{State: media.ConnConnected, Quality: media.QualityPoor}}
+	h.waitFor("the quality", func() bool { return cw.connLabel.Text == "● Connected · poor connection" })
+	if cw.connLabel.Importance != widget.WarningImportance {
+		t.Fatalf("a poor connection shown as %v", cw.connLabel.Importance)
 	}
 }

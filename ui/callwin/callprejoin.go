@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"aimdesk/app/aim"
 	"aimdesk/media"
 	"aimdesk/ui/uikit"
 )
@@ -43,7 +44,9 @@ type callChoices struct {
 const (
 	callNoMicText = "No microphone found: the agent will not hear you, but you can still type and share your screen; " +
 		"check that a microphone is plugged in and not disabled in the system's sound settings."
-	callNoSpeakerText = "No speaker found: you will not hear the agent, but its answers appear in the transcript; " +
+	callKeepTranscriptText = "Ask the agent to keep a transcript in the chat (the final text; audio and video are never recorded)"
+	callNoTranscriptText   = "This agent cannot keep a transcript of the call (its card does not offer it)"
+	callNoSpeakerText      = "No speaker found: you will not hear the agent, but its answers appear in the transcript; " +
 		"check that speakers or headphones are connected."
 	callNoSoundText = "No sound system found: you can still type to the agent and share your screen; " +
 		"check that PipeWire or PulseAudio is running (or that the computer has a sound card)."
@@ -139,7 +142,15 @@ func (p *callPrejoin) build() {
 	p.shareScreen = widget.NewCheck("Let me share my screen with the agent in this call", nil)
 	p.shareScreen.SetChecked(true)
 	p.cameraOn = widget.NewCheck("Turn my camera on when the call starts", nil)
-	p.transcript = widget.NewCheck("Ask the agent to keep a transcript (the final text; audio and video are never recorded)", nil)
+	p.transcript = widget.NewCheck(callKeepTranscriptText, nil)
+	// The setting decides the default; this checkbox overrides it for one
+	// call. Only agents that declare transcriptHistory can keep one.
+	if aim.KeepsTranscripts(p.cw.agent.Card) {
+		p.transcript.SetChecked(p.cw.env.Core != nil && p.cw.env.Core.Settings().KeepCallTranscripts)
+	} else {
+		p.transcript.Text = callNoTranscriptText
+		p.transcript.Disable()
+	}
 	p.halfDuplex = widget.NewCheck("Mute my microphone while the agent speaks (echo protection)", func(bool) {
 		p.halfDuplexTouched = true
 		p.updateEcho()

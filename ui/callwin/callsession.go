@@ -16,6 +16,8 @@ import (
 
 	"aimdesk/app"
 	"aimdesk/app/aim"
+	"aimdesk/app/transcript"
+	"aimdesk/media"
 	"aimdesk/ui/uikit"
 )
 
@@ -73,36 +75,51 @@ func (cw *callWindow) onSession(ev aim.Event) {
 	cw.updateControls()
 }
 
-// addTranscript shows a transcript event: an interim line is replaced by
-// the next interim or final line of the same speaker; a final line that
-// echoes what was typed here confirms it instead of repeating it.
+// addTranscript shows an AIM transcript event, merged with the
+// lk.transcription streams of the same call (app/transcript): an interim
+// line is replaced by the speaker's next update; a line both sources carry
+// is shown once; a final line that echoes what was typed here confirms it.
 func (cw *callWindow) addTranscript(t aim.Transcript) {
-	for i := len(cw.lines) - 1; i >= 0; i-- {
-		l := cw.lines[i]
-		if l.role != t.Role {
-			continue
-		}
-		if !l.final {
-			l.text, l.final = t.Text, t.Final
-			cw.renderLine(l)
-			if t.Final {
-				cw.keepLine(t.Role, t.Text)
-			}
-			return
-		}
-		break
+	cw.applyLine(transcript.Update{Source: transcript.SourceAIM, Role: t.Role, Text: t.Text, Final: t.Final})
+}
+
+// addTranscription shows an lk.transcription update (LiveKit Agents):
+// the user's words when the transcribed track is our microphone, else the
+// agent's.
+func (cw *callWindow) addTranscription(t media.Transcription) {
+	role := aim.RoleAgent
+	if t.Local {
+		role = aim.RoleUser
 	}
-	if t.Role == aim.RoleUser && t.Final {
-		for _, l := range cw.lines {
-			if l.typed && l.text == t.Text {
-				l.typed = false
-				return
-			}
-		}
+	cw.applyLine(transcript.Update{Source: transcript.SourceLiveKit, Role: role, Text: t.Text, Final: t.Final, SegmentID: t.SegmentID})
+}
+
+// applyLine merges an update into the transcript and shows what changed;
+// a line that became final is kept (once).
+func (cw *callWindow) applyLine(u transcript.Update) {
+	c := cw.tx.Apply(u)
+	if c.Index < 0 {
+		return
 	}
-	cw.appendLine(&callLine{role: t.Role, text: t.Text, final: t.Final})
-	if t.Final {
-		cw.keepLine(t.Role, t.Text)
+	if c.Dropped > 0 {
+		cw.lines = cw.lines[c.Dropped:]
+		cw.transcript.Objects = cw.transcript.Objects[c.Dropped:]
+		cw.transcript.Refresh()
+	}
+	tl := cw.tx.Lines()[c.Index]
+	if c.Added {
+		l := &callLine{label: uikit.WrapLabel("")}
+		cw.lines = append(cw.lines, l)
+		cw.transcript.Add(l.label)
+	}
+	l := cw.lines[c.Index]
+	l.role, l.text, l.final, l.typed = tl.Role, tl.Text, tl.Final, tl.Typed
+	cw.renderLine(l)
+	if c.Added {
+		cw.tscroll.ScrollToBottom()
+	}
+	if c.Final {
+		cw.keepLine(tl.Role, tl.Text)
 	}
 }
 
@@ -117,21 +134,7 @@ func (cw *callWindow) setAgentDown(down bool) {
 
 // addNote adds the app's own line to the transcript.
 func (cw *callWindow) addNote(text string) {
-	cw.appendLine(&callLine{text: text, final: true})
-}
-
-func (cw *callWindow) appendLine(l *callLine) {
-	l.label = uikit.WrapLabel("")
-	cw.renderLine(l)
-	cw.lines = append(cw.lines, l)
-	cw.transcript.Add(l.label)
-	if n := len(cw.lines); n > callMaxLines {
-		drop := n - callMaxLines
-		cw.lines = cw.lines[drop:]
-		cw.transcript.Objects = cw.transcript.Objects[drop:]
-		cw.transcript.Refresh()
-	}
-	cw.tscroll.ScrollToBottom()
+	cw.applyLine(transcript.Update{Source: transcript.SourceNote, Text: text, Final: true})
 }
 
 func (cw *callWindow) renderLine(l *callLine) {
@@ -168,14 +171,21 @@ type callSend struct {
 	in   aim.Interaction
 	what string
 	done func(error)
+	// fn, when set, sends instead of s.Send(in) (typed text: over lk.chat
+	// or as input.text, chosen when it is its turn).
+	fn func(ctx context.Context, s callSession) error
 }
 
 // send queues an interaction: the queue sends them one after the other, in
 // the order the user made them (a note after the box it is about). done
 // (may be nil) runs on the Fyne goroutine with the outcome.
 func (cw *callWindow) send(in aim.Interaction, what string, done func(error)) {
+	cw.enqueue(callSend{in: in, what: what, done: done})
+}
+
+func (cw *callWindow) enqueue(job callSend) {
 	select {
-	case cw.sendQ <- callSend{in: in, what: what, done: done}:
+	case cw.sendQ <- job:
 	default:
 		cw.setStatus("Too much is waiting to be sent to the agent; try again in a moment.", widget.WarningImportance, false)
 	}
@@ -204,7 +214,12 @@ func (cw *callWindow) sender(ctx context.Context, s callSession) {
 }
 
 func (cw *callWindow) sent(ctx context.Context, job callSend, s callSession) {
-	_, err := s.Send(ctx, job.in)
+	var err error
+	if job.fn != nil {
+		err = job.fn(ctx, s)
+	} else {
+		_, err = s.Send(ctx, job.in)
+	}
 	cw.env.Do(func() {
 		if err != nil && ctx.Err() == nil {
 			cw.setStatus("Could not "+job.what+": "+callErrText(err), widget.DangerImportance, false)
@@ -215,16 +230,38 @@ func (cw *callWindow) sent(ctx context.Context, job callSend, s callSession) {
 	})
 }
 
-// sendText sends the message box as input.text.
+// textSender is a media call that sends typed text over lk.chat to an
+// agent participant that reads it, or the other way (*media.Call).
+type textSender interface {
+	SendText(ctx context.Context, text string, other media.SendOther) (media.TextRoute, error)
+}
+
+// sendText sends the message box, one way only: over lk.chat when the
+// room's agent participant reads it (a LiveKit Agents session, see
+// media.ChatReader), else as input.text. The choice is made when the
+// message's turn in the send queue comes, so messages keep their order.
 func (cw *callWindow) sendText() {
 	text := strings.TrimSpace(cw.entry.Text)
 	if text == "" || cw.phase != callInCall {
 		return
 	}
 	cw.entry.SetText("")
-	cw.appendLine(&callLine{role: aim.RoleUser, text: text, final: true, typed: true})
+	cw.applyLine(transcript.Update{Source: transcript.SourceTyped, Role: aim.RoleUser, Text: text})
 	cw.keepLine(aim.RoleUser, text) // once: the agent's echo is not kept again
-	cw.send(aim.Text(text), "send your message", nil)
+	in := aim.Text(text)
+	job := callSend{in: in, what: "send your message"}
+	if _, mc := cw.live.get(); mc != nil {
+		if ts, ok := mc.(textSender); ok {
+			job.fn = func(ctx context.Context, s callSession) error {
+				_, err := ts.SendText(ctx, text, func(ctx context.Context, _ string) error {
+					_, err := s.Send(ctx, in)
+					return err
+				})
+				return err
+			}
+		}
+	}
+	cw.enqueue(job)
 }
 
 // interrupt asks the agent to stop speaking (response.interrupt).

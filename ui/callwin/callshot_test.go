@@ -144,8 +144,8 @@ func callShotChild(out string) int {
 // window is on the Fyne goroutine.
 func driveCallShot(cw *callWindow, rep *callShotReport, out string) error {
 	on := func(fn func()) { fyne.DoAndWait(fn) }
-	wait := func(what string, cond func() bool) error {
-		deadline := time.Now().Add(45 * time.Second)
+	wait := func(what string, cond func() bool, timeout time.Duration) error {
+		deadline := time.Now().Add(timeout)
 		for time.Now().Before(deadline) {
 			ok := false
 			on(func() { ok = cond() })
@@ -183,14 +183,24 @@ func driveCallShot(cw *callWindow, rep *callShotReport, out string) error {
 		}, nil},
 	}
 	for _, s := range steps {
-		if err := wait(s.what, s.cond); err != nil {
+		if err := wait(s.what, s.cond, 45*time.Second); err != nil {
 			return err
 		}
 		if s.then != nil {
 			on(s.then)
 		}
 	}
-	time.Sleep(time.Second) // the visualizer fills, the thumbnail follows the window
+	// the agent's voice fills the visualizer (best effort: the reply may
+	// be over already)
+	_ = wait("the agent's voice in the visualizer", func() bool {
+		n := 0
+		for _, l := range cw.viz.Levels() {
+			if l > 0.05 {
+				n++
+			}
+		}
+		return n >= 8
+	}, 5*time.Second)
 	on(func() {
 		cw.win.Canvas().Unfocus()
 		rep.Sharing, rep.Thumbnail, rep.VideoFrames = cw.screenOn, cw.preview.lastFrame != nil, cw.video.frames

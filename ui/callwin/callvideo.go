@@ -45,6 +45,16 @@ type agentVideo struct {
 	view   [2]int // the view last sent to the SFU (pixels; 0×0: disabled)
 	co     *coalescer[media.RemoteFrame]
 	stop   context.CancelFunc
+	// views hands the newest view to the goroutine that sends it, in
+	// order (a hide and a show in quick succession must not swap); only
+	// the Fyne goroutine writes to it
+	views chan videoView
+}
+
+// videoView is the size a track is shown at (0×0: not shown).
+type videoView struct {
+	sid  string
+	w, h int
 }
 
 // buildVideo makes the agent's video area (hidden until there is video).
@@ -71,6 +81,20 @@ func (cw *callWindow) startAgentVideo(c callMedia) {
 	cw.video.co = newCoalescer(callPreviewInterval, cw.env.Do, nil, cw.showAgentFrame)
 	co := cw.video.co
 	go func() { _ = rv.RemoteVideo(ctx, co.push) }()
+	// one goroutine sends the views, newest wins, off the Fyne goroutine
+	// (the SDK writes them to the signalling connection)
+	send := make(chan videoView, 1)
+	cw.video.views = send
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case v := <-send:
+				_ = rv.ViewRemoteVideo(v.sid, v.w, v.h)
+			}
+		}
+	}()
 }
 
 func (cw *callWindow) stopAgentVideo() {
@@ -135,9 +159,7 @@ func (cw *callWindow) toggleVideo() {
 // or that it is not shown.
 func (cw *callWindow) updateVideoView() {
 	v := &cw.video
-	_, c := cw.live.get()
-	rv, ok := c.(remoteVideoer)
-	if !ok || v.sid == "" {
+	if v.views == nil || v.sid == "" {
 		return
 	}
 	var want [2]int
@@ -150,8 +172,11 @@ func (cw *callWindow) updateVideoView() {
 		return
 	}
 	v.view = want
-	sid := v.sid
-	go func() { _ = rv.ViewRemoteVideo(sid, want[0], want[1]) }()
+	select { // newest wins: drop a view not sent yet
+	case <-v.views:
+	default:
+	}
+	v.views <- videoView{sid: v.sid, w: want[0], h: want[1]}
 }
 
 // videoArea holds the video and reports its size when it changes (on the

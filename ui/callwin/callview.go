@@ -54,7 +54,9 @@ func (cw *callWindow) buildCall() {
 		uikit.LowLabel("Drag a box over the preview: the agent gets that part of your screen."), cw.preview, cw.noteEntry)
 	cw.setShown(cw.pointPanel, false)
 	cw.buildVideo()
-	cw.side = container.NewVBox(cw.video.panel, cw.pointPanel)
+	// a column that scrolls, so that the video and the preview together
+	// do not make the window taller than a small screen
+	cw.side = container.NewVScroll(container.NewVBox(cw.video.panel, cw.pointPanel))
 	cw.side.Hide()
 	center := container.NewBorder(nil, input, nil, cw.side, cw.tscroll)
 
@@ -287,6 +289,9 @@ func (cw *callWindow) applyMedia(ev media.Event) {
 	if ev.Stats != nil {
 		cw.showStats(*ev.Stats)
 	}
+	for _, t := range ev.Transcriptions {
+		cw.addTranscription(t)
+	}
 	if ev.Err != nil {
 		cw.setStatus(callErrText(ev.Err), widget.WarningImportance, false)
 	}
@@ -320,8 +325,9 @@ func (cw *callWindow) showConn() {
 	c := cw.conn
 	switch c.State {
 	case media.ConnConnected:
-		cw.connLabel.SetText("● Connected")
-		cw.connLabel.Importance = widget.SuccessImportance
+		text, imp := callQualityText(c.Quality)
+		cw.connLabel.SetText(text)
+		cw.connLabel.Importance = imp
 		cw.setShown(cw.connBar, false)
 	case media.ConnConnecting:
 		cw.connLabel.SetText("Connecting…")
@@ -345,6 +351,22 @@ func (cw *callWindow) showConn() {
 		cw.showConnBar(text+". You can still type to the agent.", theme.ColorNameError)
 	}
 	cw.connLabel.Refresh()
+}
+
+// callQualityText is the header's text for a connected call of quality q
+// (LiveKit's rating of our connection).
+func callQualityText(q media.ConnQuality) (string, widget.Importance) {
+	switch q {
+	case media.QualityExcellent:
+		return "● Connected · excellent connection", widget.SuccessImportance
+	case media.QualityGood:
+		return "● Connected · good connection", widget.SuccessImportance
+	case media.QualityPoor:
+		return "● Connected · poor connection", widget.WarningImportance
+	case media.QualityLost:
+		return "● Connected · connection lost", widget.DangerImportance
+	}
+	return "● Connected", widget.SuccessImportance
 }
 
 func (cw *callWindow) showConnBar(text string, bg fyne.ThemeColorName) {

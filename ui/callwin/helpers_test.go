@@ -120,3 +120,10 @@ func (q *postQueue) drain() int {
 		}
 	}
 }
+
+// len is how many functions wait in the queue.
+func (q *postQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.fns)
+}
