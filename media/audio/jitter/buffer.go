@@ -418,7 +418,8 @@ func (b *Buffer) produce() {
 		// target, in 2.5 ms steps (the Opus PLC unit), at most a frame.
 		// A whole frame every time (the first version) overshot by up to
 		// 20 ms, and the band then kept that extra delay: on loopback the
-		// playout sat about 17 ms above its target.
+		// playout sat about 17 ms above its target
+		// (TestPlayoutDelayStaysNearTarget).
 		n := int(min(int64(fl), (b.goal()-cur+119)/120*120))
 		n = max(n, 120)
 		b.st.inserted.Add(int64(n))
