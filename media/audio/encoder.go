@@ -18,11 +18,13 @@ const (
 	initialLossPercent = 5
 	// DefaultComplexity is libopus's encoder complexity (0..10) when
 	// EncoderOptions.Complexity is 0. libopus defaults to 10; libwebrtc uses
-	// 9 on desktops and 5 on mobiles. 5 costs 150 µs of CPU per 20 ms frame
-	// of speech against 400 µs at 10 (BenchmarkEncodeSpeech; 1.2 % of a core
-	// saved in a call) for a small loss at 32 kbit/s: a laptop call should
-	// leave the CPU to the agent and the rest of the desktop.
-	DefaultComplexity = 5
+	// 9 on desktops and 5 on mobiles. 7 costs about 220 µs of CPU per 20 ms
+	// frame of speech against 400 µs at 10 (BenchmarkEncodeSpeech; about
+	// 0.9 % of a core saved in a call). Not lower: below 7 libopus skips its
+	// signal analysis, and with DTX a steady tone (or music) is then taken
+	// for silence and withheld (TestCallPublishesToneAndScreenAndPlaysAgent
+	// got 7 packets/s of its 440 Hz tone at 5).
+	DefaultComplexity = 7
 	// maxPacket is the largest Opus packet we accept from libopus (RFC 6716
 	// allows 1275 bytes per frame).
 	maxPacket = 1275

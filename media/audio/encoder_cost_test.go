@@ -64,3 +64,29 @@ func TestEncoderComplexity(t *testing.T) {
 		}
 	}
 }
+
+// TestEncoderSendsSteadyTone: with DTX on, a steady tone (or music) is not
+// silence. libopus below complexity 7 skips its signal analysis and then
+// withholds such frames as if silent (5: most of a 440 Hz tone withheld).
+func TestEncoderSendsSteadyTone(t *testing.T) {
+	e, err := NewEncoder(EncoderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tone := Tone{Freq: 440, Level: 0.25}
+	pcm := make([]int16, FrameSamples)
+	withheld := 0
+	for i := range 150 { // 3 s
+		tone.Fill(pcm, int64(i*FrameSamples))
+		_, send, err := e.Encode(pcm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !send && i >= 10 {
+			withheld++
+		}
+	}
+	if withheld > 0 {
+		t.Errorf("%d of 140 frames of a steady tone withheld as silence (DTX)", withheld)
+	}
+}
