@@ -91,10 +91,10 @@ func TestVoiceBenchCallCPU(t *testing.T) {
 // plays recorded speech (media/audio/apm/testdata/near.wav) through the
 // echo canceller (WebRTC APM), the Opus encoder and the SFU; the agent's
 // voice (the checker's tone) is received, decoded, mixed, played on the
-// null device and fed to the canceller as the far end. The checker is kept
-// light: it sends pre-encoded Opus packets and counts what arrives without
-// decoding it.
-func voiceCall(tb testing.TB, room string) (*checker, *Call) {
+// null device and fed to the canceller as the far end. The checker runs in
+// a child process (cpuchecker_test.go), so the process measured is
+// aimdesk's side of the call only.
+func voiceCall(tb testing.TB, room string) (*cpuChecker, *Call) {
 	tb.Helper()
 	if !apm.Available {
 		tb.Skip("built without WebRTC APM (tag noapm)")
@@ -108,11 +108,7 @@ func voiceCall(tb testing.TB, room string) (*checker, *Call) {
 		}}
 	}
 	tb.Cleanup(func() { micSourceHook = nil })
-	chk := newChecker(tb, room)
-	chk.mu.Lock()
-	chk.countOnly = true
-	chk.mu.Unlock()
-	chk.publishOpusLoop(660, 0.3)
+	chk := startCPUChecker(tb, room)
 	_, call, _ := joinTestCall(tb, room, JoinParams{})
 	if st := call.State(); st.Duplex.EchoCanceller == "" || st.Duplex.HalfDuplex {
 		tb.Fatalf("duplex = %+v, want full duplex with the echo canceller", st.Duplex)

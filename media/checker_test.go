@@ -18,7 +18,6 @@ import (
 	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
 	"github.com/pion/rtp/codecs"
 	"github.com/pion/webrtc/v4"
-	pmedia "github.com/pion/webrtc/v4/pkg/media"
 	"gopkg.in/hraban/opus.v2"
 
 	"aimdesk/media/audio"
@@ -42,7 +41,6 @@ type checker struct {
 	keyframes int
 	onPCM     func(pcm []int16, at time.Time)
 	seq       seqCounter // RTP sequence numbers of the engine's audio
-	countOnly bool       // count audio packets without decoding them (CPU figures)
 	tone      *lkmedia.PCMLocalTrack
 	stopTone  chan struct{}
 }
@@ -94,15 +92,6 @@ func (c *checker) readAudio(tr *webrtc.TrackRemote) {
 			return
 		}
 		now := time.Now()
-		c.mu.Lock()
-		countOnly := c.countOnly
-		c.mu.Unlock()
-		if countOnly {
-			c.mu.Lock()
-			c.audioAt = append(c.audioAt, now)
-			c.mu.Unlock()
-			continue
-		}
 		n, err := dec.Decode(pkt.Payload, pcm)
 		c.mu.Lock()
 		c.seq.add(pkt.SequenceNumber)
@@ -222,50 +211,6 @@ func (c *checker) publishTone(freq, level float64) {
 					_ = tr.WriteSample(buf)
 					n += 960
 				}
-			}
-		}
-	}(c.stopTone)
-}
-
-// publishOpusLoop publishes a sine as the checker's microphone at little
-// cost to the process: one second is encoded once and its Opus packets are
-// sent in a loop, in real time (the CPU figures measure the whole process,
-// the checker included).
-func (c *checker) publishOpusLoop(freq, level float64) {
-	c.t.Helper()
-	enc, err := opus.NewEncoder(48000, 1, opus.AppVoIP)
-	if err != nil {
-		c.t.Fatalf("checker encoder: %v", err)
-	}
-	tone := audio.Tone{Freq: freq, Level: level}
-	var pkts [][]byte
-	pcm := make([]int16, 960)
-	buf := make([]byte, 1500)
-	for i := range 50 {
-		tone.Fill(pcm, int64(i*960))
-		n, err := enc.Encode(pcm, buf)
-		if err != nil {
-			c.t.Fatalf("checker encode: %v", err)
-		}
-		pkts = append(pkts, append([]byte(nil), buf[:n]...))
-	}
-	lt, err := lksdk.NewLocalTrack(webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeOpus, ClockRate: 48000, Channels: 2})
-	if err != nil {
-		c.t.Fatalf("checker track: %v", err)
-	}
-	if _, err := c.room.LocalParticipant.PublishTrack(lt, &lksdk.TrackPublicationOptions{Name: "agent-voice", Source: livekit.TrackSource_MICROPHONE}); err != nil {
-		c.t.Fatalf("checker publish: %v", err)
-	}
-	c.stopTone = make(chan struct{})
-	go func(stop chan struct{}) {
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				_ = lt.WriteSample(pmedia.Sample{Data: pkts[i%len(pkts)], Duration: 20 * time.Millisecond}, nil)
 			}
 		}
 	}(c.stopTone)

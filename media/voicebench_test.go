@@ -85,6 +85,15 @@ type vbRun struct {
 	played         uint64
 	concealedKnown bool
 	from, to       time.Time
+	delay, target  []float64 // the playout's delay and target, ms, sampled every 250 ms
+}
+
+// logPlayout logs the jitter buffer's delay and target over the run.
+func (r vbRun) logPlayout(t *testing.T) {
+	t.Helper()
+	t.Logf("playout delay p10 %.1f p50 %.1f p90 %.1f ms; target (with the device's pull-ahead) p10 %.1f p50 %.1f p90 %.1f ms",
+		percentile(r.delay, 10), percentile(r.delay, 50), percentile(r.delay, 90),
+		percentile(r.target, 10), percentile(r.target, 50), percentile(r.target, 90))
 }
 
 // runVoiceBench joins srv's room with a checker publishing marks, calls
@@ -162,7 +171,12 @@ func runVoiceBench(t *testing.T, srv *lktest.Server, room string, d time.Duratio
 	c0, p0, ok0 := vbConcealed(call)
 	gaps.setOn(true)
 	r.from = time.Now()
-	time.Sleep(d)
+	for end := r.from.Add(d); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+		if st := call.State().Stats; st != nil {
+			r.delay = append(r.delay, float64(st.Delay)/float64(time.Millisecond))
+			r.target = append(r.target, float64(st.TargetDelay)/float64(time.Millisecond))
+		}
+	}
 	r.to = time.Now()
 	// marks spoken just before the end are still on their way
 	time.Sleep(1500 * time.Millisecond)
@@ -266,6 +280,7 @@ func TestVoiceBenchMouthToEar(t *testing.T) {
 	r := runVoiceBench(t, testServer, "voicebench-clean", 40*time.Second, nil)
 	r.up.log(t)
 	r.down.log(t)
+	r.logPlayout(t)
 	p50 := max(r.up.p(50), r.down.p(50))
 	p99 := max(r.up.p(99), r.down.p(99))
 	voiceFigure("m2e_p50", p50, "ms")
@@ -301,6 +316,7 @@ func TestVoiceBenchImpaired(t *testing.T) {
 
 	r.up.log(t)
 	r.down.log(t)
+	r.logPlayout(t)
 	p50 := max(r.up.p(50), r.down.p(50))
 	t.Logf("impaired m2e p99 (worse direction) %.1f ms", max(r.up.p(99), r.down.p(99)))
 	var concealed float64

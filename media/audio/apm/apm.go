@@ -20,8 +20,11 @@ type Config struct {
 	EchoCancel bool
 	// NoiseSuppress removes stationary noise (fans, hum).
 	NoiseSuppress bool
-	// AutoGain brings speech to a steady level (adaptive digital gain with
-	// a limiter; the microphone's hardware volume is not touched).
+	// AutoGain brings a quiet talker up towards AutoGainTarget (at most
+	// MaxAutoGain dB, with a peak limiter), after echo cancellation and
+	// noise suppression. It adapts only on voice while the far end is
+	// silent and holds its gain while the far end plays (agc.go). The
+	// microphone's hardware volume is not touched.
 	AutoGain bool
 	// HighPass removes DC and rumble below about 80 Hz.
 	HighPass bool
@@ -41,14 +44,11 @@ type Config struct {
 	ExtendedFilter bool
 }
 
-// DefaultConfig is what a call's microphone uses: 48 kHz mono, echo
-// cancellation, noise suppression, high-pass filter and voice detection.
-// Automatic gain is off: the adaptive digital AGC amplifies the echo
-// canceller's residual while the far end talks and disturbs its delay
-// estimation (PipeWire's echo-cancel module leaves it off for the same
-// reason).
+// DefaultConfig is the base of a call's microphone processing: 48 kHz
+// mono, echo cancellation, noise suppression, high-pass filter, voice
+// detection and automatic gain.
 func DefaultConfig() Config {
-	return Config{SampleRate: 48000, Channels: 1, EchoCancel: true, NoiseSuppress: true, HighPass: true, VoiceDetect: true}
+	return Config{SampleRate: 48000, Channels: 1, EchoCancel: true, NoiseSuppress: true, HighPass: true, VoiceDetect: true, AutoGain: true}
 }
 
 // CallConfig is what calls use: DefaultConfig with the extended filter, so

@@ -32,7 +32,8 @@ var Library = C.GoString(C.aimdesk_apm_library())
 // Processor is one APM instance for one capture stream and its far end.
 // Its methods are safe for concurrent use.
 type Processor struct {
-	n int // values per block
+	n     int  // values per block
+	voice bool // report voice activity (Config.VoiceDetect)
 
 	mu      sync.Mutex
 	h       *C.aimdesk_apm
@@ -40,6 +41,7 @@ type Processor struct {
 	capture uint64
 	errs    uint64
 	cstats  C.aimdesk_apm_stats
+	agc     *agc // nil without Config.AutoGain
 }
 
 // New creates a processor.
@@ -53,9 +55,8 @@ func New(cfg Config) (*Processor, error) {
 		channels:        C.int(cfg.Channels),
 		echo_cancel:     cbool(cfg.EchoCancel),
 		noise_suppress:  cbool(cfg.NoiseSuppress),
-		auto_gain:       cbool(cfg.AutoGain),
 		high_pass:       cbool(cfg.HighPass),
-		voice_detect:    cbool(cfg.VoiceDetect),
+		voice_detect:    cbool(cfg.VoiceDetect || cfg.AutoGain), // the gain adapts on voice only
 		extended_filter: cbool(cfg.ExtendedFilter),
 	}
 	var code C.int
@@ -63,7 +64,11 @@ func New(cfg Config) (*Processor, error) {
 	if h == nil {
 		return nil, fmt.Errorf("apm: create: %w", &LibError{Op: "create", Code: int(code)})
 	}
-	return &Processor{n: cfg.BlockSamples(), h: h}, nil
+	p := &Processor{n: cfg.BlockSamples(), h: h, voice: cfg.VoiceDetect}
+	if cfg.AutoGain {
+		p.agc = newAGC()
+	}
+	return p, nil
 }
 
 func cbool(b bool) C.int {
@@ -92,6 +97,9 @@ func (p *Processor) ProcessReverse(block []int16) error {
 		p.errs++
 		return &LibError{Op: "reverse", Code: int(rc)}
 	}
+	if p.agc != nil {
+		p.agc.far(block)
+	}
 	return nil
 }
 
@@ -118,7 +126,10 @@ func (p *Processor) ProcessCapture(block []int16, delay time.Duration) (voice bo
 		p.errs++
 		return false, &LibError{Op: "capture", Code: int(rc)}
 	}
-	return rc == 1, nil
+	if p.agc != nil {
+		p.agc.capture(block, rc == 1)
+	}
+	return p.voice && rc == 1, nil
 }
 
 // Stats reports the library's echo metrics and the block counts.

@@ -47,11 +47,8 @@ extern "C" aimdesk_apm *aimdesk_apm_new(const aimdesk_apm_config *cfg, int *err)
 	c.echo_canceller.mobile_mode = false;
 	c.noise_suppression.enabled = cfg->noise_suppress != 0;
 	c.noise_suppression.level = webrtc::AudioProcessing::Config::NoiseSuppression::kHigh;
-	c.gain_controller1.enabled = cfg->auto_gain != 0;
-	c.gain_controller1.mode = webrtc::AudioProcessing::Config::GainController1::kAdaptiveDigital;
-	c.gain_controller1.target_level_dbfs = 3;
-	c.gain_controller1.compression_gain_db = 9;
-	c.gain_controller1.enable_limiter = true;
+	// no library AGC: the Go gain stage (agc.go) runs after the shim
+	c.gain_controller1.enabled = false;
 	c.high_pass_filter.enabled = cfg->high_pass != 0;
 	c.voice_detection.enabled = cfg->voice_detect != 0;
 	apm->ApplyConfig(c);
@@ -149,14 +146,8 @@ extern "C" aimdesk_apm *aimdesk_apm_new(const aimdesk_apm_config *cfg, int *err)
 		apm->noise_suppression()->set_level(webrtc::NoiseSuppression::kModerate);
 		rc = apm->noise_suppression()->Enable(true);
 	}
-	if (rc == webrtc::AudioProcessing::kNoError && cfg->auto_gain) {
-		webrtc::GainControl *gc = apm->gain_control();
-		gc->set_mode(webrtc::GainControl::kAdaptiveDigital);
-		gc->set_target_level_dbfs(3);
-		gc->set_compression_gain_db(9);
-		gc->enable_limiter(true);
-		rc = gc->Enable(true);
-	}
+	// no library AGC (it is off by default): the Go gain stage (agc.go)
+	// runs after the shim
 	if (rc == webrtc::AudioProcessing::kNoError && cfg->voice_detect) {
 		apm->voice_detection()->set_likelihood(webrtc::VoiceDetection::kModerateLikelihood);
 		apm->voice_detection()->set_frame_size_ms(10);

@@ -18,7 +18,6 @@ typedef struct {
 	int channels;
 	int echo_cancel;
 	int noise_suppress;
-	int auto_gain;
 	int high_pass;
 	int voice_detect;
 	int extended_filter; // 0.3 only (AEC3 has no such switch)

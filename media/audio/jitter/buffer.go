@@ -35,7 +35,7 @@ type Decoder interface {
 
 // Config configures a Buffer. The zero value works.
 type Config struct {
-	// MinDelay and MaxDelay bound the target playout delay; 0 means 20 ms
+	// MinDelay and MaxDelay bound the target playout delay; 0 means 10 ms
 	// and 120 ms.
 	MinDelay, MaxDelay time.Duration
 	// Window is how much recent arrival history the target delay is
@@ -119,11 +119,12 @@ type entry struct {
 type delaySample struct{ arr, r int64 } // arrival and arrival-minus-timestamp, samples
 
 type counters struct {
-	packets, late, dups, overflow                                       atomic.Uint64
-	decoded, concealed, fec, inserted, dropped, underruns, silentFrames atomic.Uint64
-	expected, received                                                  atomic.Int64
-	jitter, delay, target, maxGap                                       atomic.Int64 // samples
-	activeSamples, gapSamples                                           atomic.Int64
+	packets, late, dups, overflow                             atomic.Uint64
+	decoded, concealed, fec, dropped, underruns, silentFrames atomic.Uint64
+	inserted                                                  atomic.Int64 // samples
+	expected, received                                        atomic.Int64
+	jitter, delay, target, maxGap                             atomic.Int64 // samples
+	activeSamples, gapSamples                                 atomic.Int64
 }
 
 // New returns a buffer.
@@ -403,22 +404,29 @@ func (b *Buffer) produce() {
 	b.st.delay.Store(max(cur, 0))
 	b.st.target.Store(b.goal())
 	fl := b.frameLen
-	// the band [target, target+25 ms] is left alone; below it a frame is
-	// inserted, above it one is dropped: at once when the frame is quiet or
-	// the delay is 45 ms over, else after overDropFrames frames above the
-	// band (so continuous audio, with no quiet frame to drop, does not keep
-	// 45 ms of extra delay for ever)
+	// the band [target, target+25 ms] is left alone; below it the playout
+	// is stretched back up to the target, above it a frame is dropped: at
+	// once when the frame is quiet or the delay is 45 ms over, else after
+	// overDropFrames frames above the band (so continuous audio, with no
+	// quiet frame to drop, does not keep 45 ms of extra delay for ever)
 	low := b.goal()
 	if !b.lastQuiet {
 		low -= samples(5 * time.Millisecond)
 	}
 	if cur < low && b.active {
-		// too close to the edge: stretch by one frame
-		b.st.inserted.Add(1)
+		// too close to the edge: stretch by what is missing up to the
+		// target, in 2.5 ms steps (the Opus PLC unit), at most a frame.
+		// A whole frame every time (the first version) overshot by up to
+		// 20 ms, and the band then kept that extra delay: on loopback the
+		// playout sat about 17 ms above its target
+		// (TestPlayoutDelayStaysNearTarget).
+		n := int(min(int64(fl), (b.goal()-cur+119)/120*120))
+		n = max(n, 120)
+		b.st.inserted.Add(int64(n))
 		if b.lastQuiet {
-			b.silence(fl, false)
+			b.silence(n, false)
 		} else {
-			b.conceal(fl, false)
+			b.conceal(n, false)
 		}
 		return
 	}
@@ -632,7 +640,7 @@ type Stats struct {
 	Decoded      uint64        // frames decoded from packets
 	Concealed    uint64        // lost frames concealed with Opus PLC
 	FECRecovered uint64        // lost frames recovered from the next packet's FEC
-	Inserted     uint64        // frames inserted to grow the delay (drift, jitter)
+	Inserted     uint64        // audio inserted to grow the delay (drift, jitter), in 20 ms frames (rounded up)
 	Dropped      uint64        // frames dropped to shrink the delay (drift)
 	Underruns    uint64        // pulls that found nothing while the stream was active
 	Jitter       time.Duration // RFC 3550 interarrival jitter
@@ -673,7 +681,7 @@ func (b *Buffer) Stats() Stats {
 		Packets: c.packets.Load(), Expected: c.expected.Load(), Received: c.received.Load(),
 		Late: c.late.Load(), Duplicates: c.dups.Load(), Overflow: c.overflow.Load(),
 		Decoded: c.decoded.Load(), Concealed: c.concealed.Load(), FECRecovered: c.fec.Load(),
-		Inserted: c.inserted.Load(), Dropped: c.dropped.Load(), Underruns: c.underruns.Load(),
+		Inserted: uint64((c.inserted.Load() + stdFrame - 1) / stdFrame), Dropped: c.dropped.Load(), Underruns: c.underruns.Load(),
 		Jitter: Dur(c.jitter.Load()), Delay: Dur(c.delay.Load()), TargetDelay: Dur(c.target.Load()),
 		MaxGap: Dur(c.maxGap.Load()), Active: Dur(c.activeSamples.Load()), GapTime: Dur(c.gapSamples.Load()),
 	}
