@@ -61,6 +61,17 @@ type HandlerConfig struct {
 	// means they answer -32004 and the card does not declare it (see
 	// LiveKitFromEnv).
 	LiveKit *LiveKitConfig
+	// Bindings are the protocol bindings the card lists, in order of
+	// preference: a2a.BindingJSONRPC (the v1.0 and v0.3 interfaces),
+	// a2a.BindingHTTPJSON (PathREST) and a2a.BindingGRPC (at GRPCURL).
+	// nil means JSON-RPC only. All are served whatever the card lists.
+	// A card without JSON-RPC declares no AIM extension: the AIM dialect
+	// is a JSON-RPC contract.
+	Bindings []string
+	// GRPCURL is the address of the gRPC interface written into the card,
+	// e.g. http://127.0.0.1:PORT (Start serves gRPC there when Config.GRPCAddr
+	// is set; see ServeGRPC). "" leaves gRPC out of the card.
+	GRPCURL string
 	// Hooks script the agent for tests. The zero value changes nothing.
 	Hooks Hooks
 }
@@ -168,6 +179,7 @@ func NewHandler(cfg HandlerConfig) *Handler {
 	mux.HandleFunc("GET "+PathLegacyCard, h.serveLegacyCard)
 	mux.HandleFunc("POST "+PathV1, h.serveV1)
 	mux.HandleFunc("POST "+PathV03, h.serveV03)
+	mux.HandleFunc(PathREST+"/", h.serveREST)
 	h.mux = mux
 	return h
 }

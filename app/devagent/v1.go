@@ -100,6 +100,12 @@ func (h *Handler) serveV1(w http.ResponseWriter, r *http.Request) {
 		writeError(w, c.id, rerr)
 		return
 	}
+	h.serveMethod(w, r, c)
+}
+
+// serveMethod serves one v1.0 call, whatever binding carried it: w is the
+// JSON-RPC ResponseWriter or another binding's framer.
+func (h *Handler) serveMethod(w http.ResponseWriter, r *http.Request, c *call) {
 	switch v := r.Header.Get("A2A-Version"); {
 	case v == "":
 		writeError(w, c.id, rpcError(a2a.CodeVersionNotSupported,
