@@ -184,6 +184,25 @@ func HTTPStatusForCode(code int) int {
 	return http.StatusBadRequest
 }
 
+// StatusNameForCode is the google.rpc.Code name of an A2A error (A2A v1.0
+// §5.4's gRPC column), for the "status" of HTTP+JSON errors.
+func StatusNameForCode(code int) string {
+	switch code {
+	case CodeTaskNotFound:
+		return "NOT_FOUND"
+	case CodeTaskNotCancelable, CodePushNotificationNotSupported, CodeUnsupportedOperation,
+		CodeExtendedAgentCardNotConfigured, CodeExtensionSupportRequired, CodeVersionNotSupported:
+		return "FAILED_PRECONDITION"
+	case CodeContentTypeNotSupported, CodeInvalidParams, CodeInvalidRequest, CodeParseError:
+		return "INVALID_ARGUMENT"
+	case CodeMethodNotFound:
+		return "UNIMPLEMENTED"
+	case CodeVersionMismatch:
+		return "ABORTED"
+	}
+	return "INTERNAL"
+}
+
 // CodeForHTTPStatus is the JSON-RPC code for an HTTP error status without
 // an A2A ErrorInfo: the generic error of that class (A2A v1.0 §3.3.2).
 // 401 and 403 are not mapped: they stay *HTTPError for the sign-in flow.

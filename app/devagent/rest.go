@@ -227,5 +227,5 @@ func newCall(method string, params json.RawMessage) *call {
 	body = append(body, `,"params":`...)
 	body = append(body, params...)
 	body = append(body, '}')
-	return &call{id: json.RawMessage("1"), method: method, params: params, body: body}
+	return &call{id: json.RawMessage("1"), method: method, params: params, body: body, plainAnswers: true}
 }

@@ -27,6 +27,9 @@ type call struct {
 	method string
 	params json.RawMessage
 	body   []byte // the whole request, for schema validation
+	// plainAnswers: the call came over HTTP+JSON or gRPC, where a message
+	// with a taskId answers the task (there is no ContinueTask).
+	plainAnswers bool
 }
 
 var nullID = json.RawMessage("null")

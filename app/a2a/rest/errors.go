@@ -36,17 +36,6 @@ type errorInfo struct {
 	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
-// statusNames are the canonical google.rpc.Code names of the HTTP statuses
-// A2A errors use (A2A v1.0 §5.4).
-var statusNames = map[int]string{
-	http.StatusBadRequest:          "FAILED_PRECONDITION",
-	http.StatusUnauthorized:        "UNAUTHENTICATED",
-	http.StatusForbidden:           "PERMISSION_DENIED",
-	http.StatusNotFound:            "NOT_FOUND",
-	http.StatusConflict:            "ABORTED",
-	http.StatusInternalServerError: "INTERNAL",
-}
-
 // maxErrorBytes bounds the error body read and kept.
 const maxErrorBytes = 64 << 10
 
@@ -100,7 +89,7 @@ func ParseError(status int, statusText string, body []byte) error {
 // every detail must carry one).
 func EncodeError(e *a2a.RPCError) (int, []byte) {
 	status := a2a.HTTPStatusForCode(e.Code)
-	st := &Status{Code: status, Status: statusNames[status], Message: e.Message}
+	st := &Status{Code: status, Status: a2a.StatusNameForCode(e.Code), Message: e.Message}
 	if reason := a2a.ReasonForCode(e.Code); reason != "" {
 		info, _ := json.Marshal(errorInfo{Type: TypeErrorInfo, Reason: reason, Domain: a2a.ErrorDomain})
 		st.Details = append(st.Details, info)
