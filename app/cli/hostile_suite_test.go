@@ -88,4 +88,3 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 }
 func (l *limitedBuffer) Len() int       { return len(l.b) }
 func (l *limitedBuffer) String() string { return string(l.b) }
-

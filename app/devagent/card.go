@@ -18,7 +18,7 @@ const (
 	agentDesc    = "The reference agent of aimdesk: try every feature without an account. " +
 		"Type a skill's example (\"long\", \"file\", \"ask\", \"confirm\", \"form\", \"slow\", \"fail\", \"count\", " +
 		"\"bench 10000\") or anything else to get it echoed. It speaks A2A 1.0 (with the AIM requirements " +
-		"extension) and A2A 0.3 over JSON-RPC. Tasks live in memory only. Push notification configs are " +
+		"extension) and A2A 0.3 over JSON-RPC, and A2A 1.0 over HTTP+JSON and gRPC when its card lists them. Tasks live in memory only. Push notification configs are " +
 		"stored and returned but never delivered."
 )
 
@@ -49,7 +49,7 @@ func (h *Handler) Card(base string) *a2a.AgentCard {
 	yes, no := true, false
 	ext := h.cfg.ExtendedCard != nil
 	var exts []a2a.AgentExtension
-	if h.listsJSONRPC() {
+	if h.listsJSONRPC() && !h.cfg.PlainA2A {
 		exts = append(exts, a2a.AgentExtension{
 			URI:         aim.RequirementsExtension,
 			Description: "requirements answered with ContinueTask (docs/aim-extension.md §1)",

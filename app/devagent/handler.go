@@ -72,6 +72,12 @@ type HandlerConfig struct {
 	// e.g. http://127.0.0.1:PORT (Start serves gRPC there when Config.GRPCAddr
 	// is set; see ServeGRPC). "" leaves gRPC out of the card.
 	GRPCURL string
+	// PlainA2A makes the agent a plain A2A 1.0 agent on every binding: the
+	// card declares no AIM extension, JSON-RPC requests are not held to the
+	// AIM request schema, and a message with a taskId answers an input
+	// requirement (as over HTTP+JSON and gRPC). For tests of the binding
+	// choice, which AIM agents do not have.
+	PlainA2A bool
 	// Hooks script the agent for tests. The zero value changes nothing.
 	Hooks Hooks
 }

@@ -100,6 +100,7 @@ func (h *Handler) serveV1(w http.ResponseWriter, r *http.Request) {
 		writeError(w, c.id, rerr)
 		return
 	}
+	c.plainAnswers = h.cfg.PlainA2A
 	h.serveMethod(w, r, c)
 }
 
