@@ -8,7 +8,9 @@ import (
 )
 
 func TestBindingText(t *testing.T) {
-	iface := func(b string) a2a.AgentInterface { return a2a.AgentInterface{ProtocolBinding: b, ProtocolVersion: "1.0"} }
+	iface := func(b string) a2a.AgentInterface {
+		return a2a.AgentInterface{ProtocolBinding: b, ProtocolVersion: "1.0"}
+	}
 	tests := []struct {
 		name string
 		a    app.Agent

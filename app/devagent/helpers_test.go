@@ -29,7 +29,7 @@ type agent struct {
 	grpc *a2a.Client // gRPC on its own loopback listener
 }
 
-func newAgent(t *testing.T, cfg HandlerConfig) *agent {
+func newAgent(t testing.TB, cfg HandlerConfig) *agent {
 	t.Helper()
 	gl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

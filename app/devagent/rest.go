@@ -54,7 +54,11 @@ func matchREST(verb string, segs []string) *restRoute {
 	r := func(m string, body bool, kv ...string) *restRoute {
 		f := map[string]any{}
 		for i := 0; i+1 < len(kv); i += 2 {
-			f[kv[i]] = kv[i+1]
+			v, err := url.PathUnescape(kv[i+1])
+			if err != nil {
+				return nil
+			}
+			f[kv[i]] = v
 		}
 		return &restRoute{method: m, fields: f, body: body}
 	}
@@ -126,20 +130,19 @@ var queryFields = map[string]map[string]byte{
 // the call the JSON-RPC interface would get, so both behave the same.
 func (h *Handler) serveREST(w http.ResponseWriter, r *http.Request) {
 	rw := &restWriter{ResponseWriter: w}
-	rest := strings.TrimPrefix(r.URL.EscapedPath(), PathREST)
-	var segs []string
-	for _, s := range strings.Split(strings.Trim(rest, "/"), "/") {
-		u, err := url.PathUnescape(s)
-		if err != nil {
-			rw.fail(rpcErrorf(a2a.CodeInvalidRequest, "bad path segment %q", s))
-			return
-		}
-		segs = append(segs, u)
-	}
+	sub := strings.TrimPrefix(r.URL.EscapedPath(), PathREST)
+	// Segments stay escaped while matching, so an escaped colon in an id
+	// is not a custom verb; matchREST unescapes the values it takes.
+	segs := strings.Split(strings.Trim(sub, "/"), "/")
 	route := matchREST(r.Method, segs)
 	if route == nil && len(segs) > 1 { // /{tenant}/…
 		if route = matchREST(r.Method, segs[1:]); route != nil {
-			route.fields["tenant"] = segs[0]
+			tenant, err := url.PathUnescape(segs[0])
+			if err != nil {
+				route = nil
+			} else {
+				route.fields["tenant"] = tenant
+			}
 		}
 	}
 	if route == nil {

@@ -21,8 +21,10 @@ type Route struct {
 	Body  []byte // nil for GET and DELETE
 }
 
-// seg escapes one path segment ({id=*} matches exactly one).
-func seg(s string) string { return url.PathEscape(s) }
+// seg escapes one path segment ({id=*} matches exactly one). A colon is
+// escaped too, so an id cannot end in what reads as a custom verb
+// (":cancel").
+func seg(s string) string { return strings.ReplaceAll(url.PathEscape(s), ":", "%3A") }
 
 func prefix(tenant string) string {
 	if tenant == "" {
