@@ -49,7 +49,7 @@ export FUZZTIME BENCH BENCHFLAGS
 PHASE := scripts/phase.sh
 APP := build/aimdesk
 
-.PHONY: help setup build demo vet gotest smoke callshot prejoinshot test lint bench voicebench videobench fuzz package clean distclean
+.PHONY: help setup build demo vet gotest smoke callshot prejoinshot test generate lint bench voicebench videobench fuzz package clean distclean
 
 help: ## list targets and variables
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-11s %s\n", $$1, $$2 }'
@@ -91,6 +91,9 @@ test: ## setup, vet, go test -race, the smoke test, the call and pre-join screen
 	@$(MAKE) smoke
 	@$(MAKE) callshot
 	@$(MAKE) prejoinshot
+
+generate: ## regenerate app/a2a/a2apb from ../shared/a2a-spec/a2a.proto (pinned protoc plugins into bin/)
+	@scripts/generate.sh
 
 lint: setup ## static gates: gofumpt, staticcheck, gocyclo -over 15, gosec (tools into bin/)
 	@$(PHASE) lint scripts/lint.sh

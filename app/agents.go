@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net"
 	"net/url"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"aimdesk/app/a2a"
+	"aimdesk/app/a2a/binding"
 	"aimdesk/app/auth"
 	"aimdesk/app/store"
 )
@@ -43,22 +45,28 @@ type Agent struct {
 	Error          string // why the agent is offline
 	Demo           bool
 	AllowPlainHTTP bool
+	// Binding is the user's protocol binding override for this agent
+	// (a2a.BindingJSONRPC, a2a.BindingHTTPJSON, a2a.BindingGRPC), "" for
+	// automatic. Interface.ProtocolBinding is the binding in use: AIM
+	// agents stay on JSON-RPC whatever the override.
+	Binding string
 }
 
 type agentState struct {
-	rec    store.Agent
-	card   *a2a.AgentCard
-	iface  a2a.AgentInterface
-	client *a2a.Client
-	status AgentStatus
-	err    string
+	rec     store.Agent
+	binding string // the override, "" for automatic (see SetAgentBinding)
+	card    *a2a.AgentCard
+	iface   a2a.AgentInterface
+	client  *a2a.Client
+	status  AgentStatus
+	err     string
 }
 
 func (a *agentState) view() Agent {
 	return Agent{
 		ID: a.rec.ID, URL: a.rec.URL, CardURL: a.rec.CardURL, Name: a.rec.Name, Card: a.card,
 		Interface: a.iface, AIM: a.card != nil && a.card.IsAIM(), Status: a.status, Error: a.err,
-		Demo: a.rec.ID == DemoAgentID, AllowPlainHTTP: a.rec.AllowPlainHTTP,
+		Demo: a.rec.ID == DemoAgentID, AllowPlainHTTP: a.rec.AllowPlainHTTP, Binding: a.binding,
 	}
 }
 
@@ -100,10 +108,16 @@ func (c *Core) loadAgents(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("app: load agents: %w", err)
 	}
+	overrides := make(map[string]string, len(recs))
+	for _, r := range recs {
+		if v, ok, err := c.st.Setting(ctx, bindingSettingKey(r.ID)); err == nil && ok {
+			overrides[r.ID] = v
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, r := range recs {
-		a := &agentState{rec: r, status: AgentConnecting}
+		a := &agentState{rec: r, status: AgentConnecting, binding: overrides[r.ID]}
 		if len(r.Card) > 0 {
 			if card, err := a2a.ParseAgentCard(r.Card); err == nil {
 				a.card = card
@@ -191,6 +205,9 @@ func (c *Core) AddAgent(ctx context.Context, u string, allowPlainHTTP bool) (Age
 	if err := checkInterface(iface, rc.URL, allowPlainHTTP); err != nil {
 		return Agent{}, err
 	}
+	if _, err := binding.Transport(iface, binding.Options{AllowPlain: allowPlainHTTP}); err != nil {
+		return Agent{}, err
+	}
 	now := c.now()
 	rec := store.Agent{
 		ID: uuid.NewString(), URL: norm, CardURL: rc.URL, Card: rc.Raw, Name: rc.Card.Name,
@@ -253,20 +270,110 @@ func localHost(host string) bool {
 	return ip != nil && (ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
 }
 
-// setCard installs a card and a client for its interface.
+// setCard installs a card and a client for its interface. The client it
+// replaces is closed (its gRPC channel) once calls under way have had
+// their idle timeout to end.
 func (c *Core) setCard(a *agentState, card *a2a.AgentCard, iface a2a.AgentInterface) {
-	client := c.newClient(a.rec.ID, card, iface, c.Settings().IdleTimeout)
 	c.mu.Lock()
+	allow := a.rec.AllowPlainHTTP
+	c.mu.Unlock()
+	client := c.newClient(a.rec.ID, card, iface, c.Settings().IdleTimeout, allow)
+	c.mu.Lock()
+	old := a.client
 	a.card, a.iface, a.client, a.status, a.err = card, iface, client, AgentReady, ""
 	c.mu.Unlock()
+	closeLater(old, c.Settings().IdleTimeout)
 }
 
-// newClient returns a protocol client for an agent's interface.
-func (c *Core) newClient(agentID string, card *a2a.AgentCard, iface a2a.AgentInterface, idle time.Duration) *a2a.Client {
-	return &a2a.Client{
+// replaceClientLocked installs a new client for a, closing the old one
+// later. c.mu is held.
+func (c *Core) replaceClientLocked(a *agentState, cl *a2a.Client) {
+	old := a.client
+	a.client = cl
+	closeLater(old, c.settings.IdleTimeout)
+}
+
+// closeLater closes a replaced client's channel after the idle timeout:
+// unary calls under way have ended by then; a stream still open on it ends
+// with the channel, as it would with the connection over HTTP.
+func closeLater(old *a2a.Client, after time.Duration) {
+	if old == nil || old.Transport == nil {
+		return
+	}
+	time.AfterFunc(after, func() { _ = old.Close() })
+}
+
+// newClient returns a protocol client for an agent's interface over the
+// interface's binding. A binding that cannot be set up (gRPC without TLS
+// to another machine) leaves a client whose calls fail with that error.
+// It takes no lock (connect calls it under c.mu).
+func (c *Core) newClient(agentID string, card *a2a.AgentCard, iface a2a.AgentInterface, idle time.Duration, allow bool) *a2a.Client {
+	cl := &a2a.Client{
 		Interface: iface, HTTPClient: c.agentHTTPClient(agentID), AIM: card != nil && card.IsAIM(), IdleTimeout: idle,
 		Observer: c.observer(agentID),
 	}
+	tr, err := binding.Transport(iface, binding.Options{AllowPlain: allow})
+	if err != nil {
+		tr = failedTransport{binding: a2a.NormalizeBinding(iface.ProtocolBinding), err: err}
+	}
+	cl.Transport = tr
+	if a2a.NormalizeBinding(iface.ProtocolBinding) == a2a.BindingGRPC {
+		cl.Credentials = c.agentCredentials(agentID, iface.URL)
+	}
+	return cl
+}
+
+// failedTransport answers every call with the error that kept the
+// binding from being set up.
+type failedTransport struct {
+	binding string
+	err     error
+}
+
+func (f failedTransport) Binding() string { return f.binding }
+
+func (f failedTransport) Call(context.Context, *a2a.Client, string, any, any) error { return f.err }
+
+func (f failedTransport) Stream(context.Context, *a2a.Client, string, any) iter.Seq2[*a2a.StreamResponse, error] {
+	return func(yield func(*a2a.StreamResponse, error) bool) { yield(nil, f.err) }
+}
+
+// bindingSettingKey is the settings key of an agent's binding override.
+func bindingSettingKey(agentID string) string { return "agent-binding/" + agentID }
+
+// SetAgentBinding sets an agent's protocol binding override ("" for
+// automatic, else jsonrpc, http+json or grpc in any spelling ParseBinding
+// reads), stores it and reconnects. The card must offer the binding; an
+// AIM agent keeps JSON-RPC (the override is stored but has no effect).
+func (c *Core) SetAgentBinding(ctx context.Context, id, bindingName string) error {
+	b := ""
+	if bindingName != "" {
+		var err error
+		if b, err = a2a.ParseBinding(bindingName); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	a := c.agents[id]
+	if a == nil {
+		c.mu.Unlock()
+		return ErrUnknownAgent
+	}
+	card := a.card
+	c.mu.Unlock()
+	if card != nil {
+		if _, err := a2a.SelectInterfaceFor(card, b); err != nil {
+			return err
+		}
+	}
+	if err := c.st.PutSetting(ctx, bindingSettingKey(id), b); err != nil {
+		return fmt.Errorf("app: save the agent's binding: %w", err)
+	}
+	c.mu.Lock()
+	a.binding = b
+	c.mu.Unlock()
+	c.RefreshAgent(id)
+	return nil
 }
 
 // connect (re)reads an agent's card; on failure the stored card keeps the
@@ -285,7 +392,7 @@ func (c *Core) connect(ctx context.Context, id string) {
 	rc, err := c.resolveCard(ctx, rec.URL)
 	var iface a2a.AgentInterface
 	if err == nil {
-		iface, err = a2a.SelectInterface(rc.Card)
+		iface, err = c.selectInterface(id, rc.Card)
 	}
 	if err == nil {
 		err = checkInterface(iface, rc.URL, rec.AllowPlainHTTP)
@@ -294,9 +401,9 @@ func (c *Core) connect(ctx context.Context, id string) {
 		c.mu.Lock()
 		a.status, a.err = AgentOffline, err.Error()
 		if a.card != nil && a.client == nil {
-			if i, ierr := a2a.SelectInterface(a.card); ierr == nil {
+			if i, ierr := a2a.SelectInterfaceFor(a.card, a.binding); ierr == nil {
 				a.iface = i
-				a.client = c.newClient(id, a.card, i, c.settings.IdleTimeout)
+				a.client = c.newClient(id, a.card, i, c.settings.IdleTimeout, a.rec.AllowPlainHTTP)
 			}
 		}
 		c.mu.Unlock()
@@ -316,6 +423,23 @@ func (c *Core) connect(ctx context.Context, id string) {
 	c.publishAgents()
 	c.afterConnect(ctx, id)
 	c.resumeOpenTasks(ctx, id)
+}
+
+// selectInterface picks an agent's interface from its card with the
+// user's override; an override the card no longer offers falls back to
+// the automatic choice.
+func (c *Core) selectInterface(id string, card *a2a.AgentCard) (a2a.AgentInterface, error) {
+	c.mu.Lock()
+	override := ""
+	if a := c.agents[id]; a != nil {
+		override = a.binding
+	}
+	c.mu.Unlock()
+	iface, err := a2a.SelectInterfaceFor(card, override)
+	if errors.Is(err, a2a.ErrBindingNotOffered) {
+		return a2a.SelectInterface(card)
+	}
+	return iface, err
 }
 
 // RefreshAgent reads the agent's card again.

@@ -31,6 +31,22 @@ type fixture struct {
 
 func newFixture(t *testing.T, hooks devagent.Hooks) *fixture {
 	t.Helper()
+	return newFixtureOn(t, hooks, a2a.BindingJSONRPC)
+}
+
+// forEachBinding runs an end-to-end test once per protocol binding, each
+// against a reference agent whose card lists only that binding.
+func forEachBinding(t *testing.T, run func(t *testing.T, binding string)) {
+	for _, b := range a2a.Bindings {
+		t.Run(b, func(t *testing.T) { run(t, b) })
+	}
+}
+
+// newFixtureOn is newFixture with an agent whose card lists only binding
+// (JSON-RPC: the AIM agent; HTTP+JSON, gRPC: a plain A2A agent, since the
+// AIM dialect is a JSON-RPC contract).
+func newFixtureOn(t *testing.T, hooks devagent.Hooks, binding string) *fixture {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "aimdesk.db"))
@@ -38,7 +54,11 @@ func newFixture(t *testing.T, hooks devagent.Hooks) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	srv, err := devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0", Handler: devagent.HandlerConfig{Hooks: hooks}})
+	cfg := devagent.Config{Addr: "127.0.0.1:0", Handler: devagent.HandlerConfig{Hooks: hooks, Bindings: []string{binding}}}
+	if binding == a2a.BindingGRPC {
+		cfg.GRPCAddr = "127.0.0.1:0"
+	}
+	srv, err := devagent.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,76 +165,80 @@ func TestAddAgentReadsCard(t *testing.T) {
 }
 
 func TestSendStreamsAnswer(t *testing.T) {
-	f := newFixture(t, devagent.Hooks{StepDelay: 5 * time.Millisecond})
-	a := f.addAgent()
-	cv := f.newConversation(a.ID)
-	if _, err := f.core.Send(f.ctx, cv.ID, "long", nil); err != nil {
-		t.Fatal(err)
-	}
-	var lengths []int
-	var final app.Message
-	f.waitFor("the streamed reply", 20*time.Second, func(ev app.Event) bool {
-		m := ev.Message
-		if m == nil || m.Message.Role != a2a.RoleAgent {
-			return false
+	forEachBinding(t, func(t *testing.T, binding string) {
+		f := newFixtureOn(t, devagent.Hooks{StepDelay: 5 * time.Millisecond}, binding)
+		a := f.addAgent()
+		cv := f.newConversation(a.ID)
+		if _, err := f.core.Send(f.ctx, cv.ID, "long", nil); err != nil {
+			t.Fatal(err)
 		}
-		lengths = append(lengths, len(m.Message.Text()))
-		final = m.Message
-		return m.Message.State == app.MessageDone || m.Message.State == app.MessageFailed
+		var lengths []int
+		var final app.Message
+		f.waitFor("the streamed reply", 20*time.Second, func(ev app.Event) bool {
+			m := ev.Message
+			if m == nil || m.Message.Role != a2a.RoleAgent {
+				return false
+			}
+			lengths = append(lengths, len(m.Message.Text()))
+			final = m.Message
+			return m.Message.State == app.MessageDone || m.Message.State == app.MessageFailed
+		})
+		if final.State != app.MessageDone || final.TaskState != a2a.TaskStateCompleted {
+			t.Fatalf("final reply: state %s, task %s, error %q", final.State, final.TaskState, final.Error)
+		}
+		grew := 0
+		for i := 1; i < len(lengths); i++ {
+			if lengths[i] > lengths[i-1] {
+				grew++
+			}
+			if lengths[i] < lengths[i-1] {
+				t.Fatalf("the reply shrank: %v", lengths)
+			}
+		}
+		if grew < 3 {
+			t.Fatalf("the reply did not grow while streaming: lengths %v", lengths)
+		}
+		// The stored reply equals the task's artifact as the agent has it.
+		task, err := f.core.GetTask(f.ctx, a.ID, final.TaskID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want strings.Builder
+		for _, art := range task.Artifacts {
+			for _, p := range art.Parts {
+				want.WriteString(p.Text)
+			}
+		}
+		if !strings.Contains(final.Text(), want.String()) {
+			t.Fatalf("reply text (%d bytes) does not hold the artifact (%d bytes)", len(final.Text()), want.Len())
+		}
+		msgs, err := f.core.Messages(f.ctx, cv.ID, 0, 50)
+		if err != nil || len(msgs) != 2 {
+			t.Fatalf("stored messages: %d, %v", len(msgs), err)
+		}
+		if msgs[1].Text() != final.Text() || msgs[1].State != app.MessageDone {
+			t.Fatal("the stored reply differs from the last event")
+		}
+		convs, _ := f.core.Conversations(f.ctx, a.ID)
+		if len(convs) != 1 || convs[0].Title != "long" || convs[0].ContextID == "" {
+			t.Fatalf("conversation = %+v", convs)
+		}
 	})
-	if final.State != app.MessageDone || final.TaskState != a2a.TaskStateCompleted {
-		t.Fatalf("final reply: state %s, task %s, error %q", final.State, final.TaskState, final.Error)
-	}
-	grew := 0
-	for i := 1; i < len(lengths); i++ {
-		if lengths[i] > lengths[i-1] {
-			grew++
-		}
-		if lengths[i] < lengths[i-1] {
-			t.Fatalf("the reply shrank: %v", lengths)
-		}
-	}
-	if grew < 3 {
-		t.Fatalf("the reply did not grow while streaming: lengths %v", lengths)
-	}
-	// The stored reply equals the task's artifact as the agent has it.
-	task, err := f.core.GetTask(f.ctx, a.ID, final.TaskID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want strings.Builder
-	for _, art := range task.Artifacts {
-		for _, p := range art.Parts {
-			want.WriteString(p.Text)
-		}
-	}
-	if !strings.Contains(final.Text(), want.String()) {
-		t.Fatalf("reply text (%d bytes) does not hold the artifact (%d bytes)", len(final.Text()), want.Len())
-	}
-	msgs, err := f.core.Messages(f.ctx, cv.ID, 0, 50)
-	if err != nil || len(msgs) != 2 {
-		t.Fatalf("stored messages: %d, %v", len(msgs), err)
-	}
-	if msgs[1].Text() != final.Text() || msgs[1].State != app.MessageDone {
-		t.Fatal("the stored reply differs from the last event")
-	}
-	convs, _ := f.core.Conversations(f.ctx, a.ID)
-	if len(convs) != 1 || convs[0].Title != "long" || convs[0].ContextID == "" {
-		t.Fatalf("conversation = %+v", convs)
-	}
 }
 
 func TestEchoReplyIsAMessage(t *testing.T) {
-	f := newFixture(t, devagent.Hooks{})
-	a := f.addAgent()
-	cv := f.newConversation(a.ID)
-	if _, err := f.core.Send(f.ctx, cv.ID, "Hello, agent!", nil); err != nil {
-		t.Fatal(err)
-	}
-	m := f.finalReply(cv.ID, 10*time.Second)
-	if m.State != app.MessageDone || !strings.Contains(m.Text(), "Hello, agent!") || m.TaskID != "" {
-		t.Fatalf("reply = %+v", m)
-	}
+	forEachBinding(t, func(t *testing.T, binding string) {
+		f := newFixtureOn(t, devagent.Hooks{}, binding)
+		a := f.addAgent()
+		cv := f.newConversation(a.ID)
+		if _, err := f.core.Send(f.ctx, cv.ID, "Hello, agent!", nil); err != nil {
+			t.Fatal(err)
+		}
+		m := f.finalReply(cv.ID, 10*time.Second)
+		if m.State != app.MessageDone || !strings.Contains(m.Text(), "Hello, agent!") || m.TaskID != "" {
+			t.Fatalf("reply = %+v", m)
+		}
+	})
 }
 
 func TestAttachmentLimits(t *testing.T) {
@@ -272,138 +296,146 @@ func TestFailedSendCanBeRetried(t *testing.T) {
 }
 
 func TestRestartCatchesUpOnTask(t *testing.T) {
-	f := newFixture(t, devagent.Hooks{StepDelay: 40 * time.Millisecond})
-	a := f.addAgent()
-	cv := f.newConversation(a.ID)
-	if _, err := f.core.Send(f.ctx, cv.ID, "long", nil); err != nil {
-		t.Fatal(err)
-	}
-	ev := f.waitFor("a few chunks", 20*time.Second, func(ev app.Event) bool {
-		m := ev.Message
-		return m != nil && m.Message.Role == a2a.RoleAgent && len(m.Message.Text()) > 200
-	})
-	taskID := ev.Message.Message.TaskID
-	partial := len(ev.Message.Message.Text())
-	f.stop()
-	f.core.Close() // the app quits mid-stream
-	f.start()      // and starts again on the same history
-	msgs, err := f.core.Messages(f.ctx, cv.ID, 0, 10)
-	if err != nil || len(msgs) != 2 {
-		t.Fatalf("after restart: %d messages, %v", len(msgs), err)
-	}
-	if msgs[1].TaskID != taskID {
-		t.Fatalf("the reply lost its task: %+v", msgs[1])
-	}
-	final := f.finalReply(cv.ID, 30*time.Second)
-	if final.State != app.MessageDone || final.TaskState != a2a.TaskStateCompleted {
-		t.Fatalf("after catching up: state %s, task %s, error %q", final.State, final.TaskState, final.Error)
-	}
-	if len(final.Text()) <= partial {
-		t.Fatalf("the reply did not catch up: %d bytes, had %d before the restart", len(final.Text()), partial)
-	}
-	task, err := f.core.GetTask(f.ctx, a.ID, taskID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want strings.Builder
-	for _, art := range task.Artifacts {
-		for _, p := range art.Parts {
-			want.WriteString(p.Text)
-		}
-	}
-	if !strings.HasPrefix(final.Text(), want.String()) {
-		t.Fatalf("caught-up reply differs from the task artifact:\n%q\nvs\n%q", final.Text(), want.String())
-	}
-}
-
-func TestAnswerInputRequired(t *testing.T) {
-	f := newFixture(t, devagent.Hooks{StepDelay: time.Millisecond})
-	a := f.addAgent()
-	cv := f.newConversation(a.ID)
-	if _, err := f.core.Send(f.ctx, cv.ID, "ask", nil); err != nil {
-		t.Fatal(err)
-	}
-	first := f.finalReply(cv.ID, 10*time.Second)
-	if first.TaskState != a2a.TaskStateInputRequired {
-		t.Fatalf("task state %s, want input required", first.TaskState)
-	}
-	p, err := f.core.Pending(f.ctx, a.ID, first.TaskID)
-	if err != nil || p.Requirement == nil || p.Problem != "" {
-		t.Fatalf("pending = %+v, %v", p, err)
-	}
-	if err := f.core.AnswerTask(f.ctx, cv.ID, a.ID, first.TaskID, "Ada Lovelace"); err != nil {
-		t.Fatal(err)
-	}
-	second := f.finalReply(cv.ID, 10*time.Second)
-	if second.State != app.MessageDone || second.TaskState != a2a.TaskStateCompleted {
-		t.Fatalf("after the answer: %+v", second)
-	}
-	if !strings.Contains(second.Text(), "Ada Lovelace") {
-		t.Fatalf("the agent's reply does not use the answer: %q", second.Text())
-	}
-}
-
-func TestCancelRunningTask(t *testing.T) {
-	f := newFixture(t, devagent.Hooks{})
-	a := f.addAgent()
-	cv := f.newConversation(a.ID)
-	if _, err := f.core.Send(f.ctx, cv.ID, "count", nil); err != nil {
-		t.Fatal(err)
-	}
-	ev := f.waitFor("the counting task", 10*time.Second, func(ev app.Event) bool {
-		return ev.Message != nil && ev.Message.Message.Role == a2a.RoleAgent && ev.Message.Message.TaskID != ""
-	})
-	taskID := ev.Message.Message.TaskID
-	task, err := f.core.CancelTask(f.ctx, a.ID, taskID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if task.Status.State != a2a.TaskStateCanceled {
-		t.Fatalf("state after cancel: %s", task.Status.State)
-	}
-	final := f.finalReply(cv.ID, 10*time.Second)
-	if final.TaskState != a2a.TaskStateCanceled {
-		t.Fatalf("reply's task state %s", final.TaskState)
-	}
-	if _, err := f.core.CancelTask(f.ctx, a.ID, taskID); err == nil {
-		t.Fatal("canceling a canceled task succeeded")
-	}
-}
-
-func TestListTasksPaging(t *testing.T) {
-	f := newFixture(t, devagent.Hooks{})
-	a := f.addAgent()
-	cv := f.newConversation(a.ID)
-	for i := 0; i < 7; i++ {
-		if _, err := f.core.Send(f.ctx, cv.ID, "task number", nil); err != nil {
+	forEachBinding(t, func(t *testing.T, binding string) {
+		f := newFixtureOn(t, devagent.Hooks{StepDelay: 40 * time.Millisecond}, binding)
+		a := f.addAgent()
+		cv := f.newConversation(a.ID)
+		if _, err := f.core.Send(f.ctx, cv.ID, "long", nil); err != nil {
 			t.Fatal(err)
 		}
-		f.finalReply(cv.ID, 10*time.Second)
-	}
-	size := 3
-	seen := map[string]bool{}
-	req := a2a.ListTasksRequest{PageSize: &size}
-	pages := 0
-	for {
-		resp, err := f.core.ListTasks(f.ctx, a.ID, req)
+		ev := f.waitFor("a few chunks", 20*time.Second, func(ev app.Event) bool {
+			m := ev.Message
+			return m != nil && m.Message.Role == a2a.RoleAgent && len(m.Message.Text()) > 200
+		})
+		taskID := ev.Message.Message.TaskID
+		partial := len(ev.Message.Message.Text())
+		f.stop()
+		f.core.Close() // the app quits mid-stream
+		f.start()      // and starts again on the same history
+		msgs, err := f.core.Messages(f.ctx, cv.ID, 0, 10)
+		if err != nil || len(msgs) != 2 {
+			t.Fatalf("after restart: %d messages, %v", len(msgs), err)
+		}
+		if msgs[1].TaskID != taskID {
+			t.Fatalf("the reply lost its task: %+v", msgs[1])
+		}
+		final := f.finalReply(cv.ID, 30*time.Second)
+		if final.State != app.MessageDone || final.TaskState != a2a.TaskStateCompleted {
+			t.Fatalf("after catching up: state %s, task %s, error %q", final.State, final.TaskState, final.Error)
+		}
+		if len(final.Text()) <= partial {
+			t.Fatalf("the reply did not catch up: %d bytes, had %d before the restart", len(final.Text()), partial)
+		}
+		task, err := f.core.GetTask(f.ctx, a.ID, taskID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pages++
-		if resp.TotalSize != 7 {
-			t.Fatalf("totalSize %d", resp.TotalSize)
+		var want strings.Builder
+		for _, art := range task.Artifacts {
+			for _, p := range art.Parts {
+				want.WriteString(p.Text)
+			}
 		}
-		for _, tk := range resp.Tasks {
-			seen[tk.ID] = true
+		if !strings.HasPrefix(final.Text(), want.String()) {
+			t.Fatalf("caught-up reply differs from the task artifact:\n%q\nvs\n%q", final.Text(), want.String())
 		}
-		if resp.NextPageToken == "" {
-			break
+	})
+}
+
+func TestAnswerInputRequired(t *testing.T) {
+	forEachBinding(t, func(t *testing.T, binding string) {
+		f := newFixtureOn(t, devagent.Hooks{StepDelay: time.Millisecond}, binding)
+		a := f.addAgent()
+		cv := f.newConversation(a.ID)
+		if _, err := f.core.Send(f.ctx, cv.ID, "ask", nil); err != nil {
+			t.Fatal(err)
 		}
-		req.PageToken = resp.NextPageToken
-	}
-	if pages != 3 || len(seen) != 7 {
-		t.Fatalf("%d pages, %d tasks", pages, len(seen))
-	}
+		first := f.finalReply(cv.ID, 10*time.Second)
+		if first.TaskState != a2a.TaskStateInputRequired {
+			t.Fatalf("task state %s, want input required", first.TaskState)
+		}
+		p, err := f.core.Pending(f.ctx, a.ID, first.TaskID)
+		if err != nil || p.Requirement == nil || p.Problem != "" {
+			t.Fatalf("pending = %+v, %v", p, err)
+		}
+		if err := f.core.AnswerTask(f.ctx, cv.ID, a.ID, first.TaskID, "Ada Lovelace"); err != nil {
+			t.Fatal(err)
+		}
+		second := f.finalReply(cv.ID, 10*time.Second)
+		if second.State != app.MessageDone || second.TaskState != a2a.TaskStateCompleted {
+			t.Fatalf("after the answer: %+v", second)
+		}
+		if !strings.Contains(second.Text(), "Ada Lovelace") {
+			t.Fatalf("the agent's reply does not use the answer: %q", second.Text())
+		}
+	})
+}
+
+func TestCancelRunningTask(t *testing.T) {
+	forEachBinding(t, func(t *testing.T, binding string) {
+		f := newFixtureOn(t, devagent.Hooks{}, binding)
+		a := f.addAgent()
+		cv := f.newConversation(a.ID)
+		if _, err := f.core.Send(f.ctx, cv.ID, "count", nil); err != nil {
+			t.Fatal(err)
+		}
+		ev := f.waitFor("the counting task", 10*time.Second, func(ev app.Event) bool {
+			return ev.Message != nil && ev.Message.Message.Role == a2a.RoleAgent && ev.Message.Message.TaskID != ""
+		})
+		taskID := ev.Message.Message.TaskID
+		task, err := f.core.CancelTask(f.ctx, a.ID, taskID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task.Status.State != a2a.TaskStateCanceled {
+			t.Fatalf("state after cancel: %s", task.Status.State)
+		}
+		final := f.finalReply(cv.ID, 10*time.Second)
+		if final.TaskState != a2a.TaskStateCanceled {
+			t.Fatalf("reply's task state %s", final.TaskState)
+		}
+		if _, err := f.core.CancelTask(f.ctx, a.ID, taskID); err == nil {
+			t.Fatal("canceling a canceled task succeeded")
+		}
+	})
+}
+
+func TestListTasksPaging(t *testing.T) {
+	forEachBinding(t, func(t *testing.T, binding string) {
+		f := newFixtureOn(t, devagent.Hooks{}, binding)
+		a := f.addAgent()
+		cv := f.newConversation(a.ID)
+		for i := 0; i < 7; i++ {
+			if _, err := f.core.Send(f.ctx, cv.ID, "task number", nil); err != nil {
+				t.Fatal(err)
+			}
+			f.finalReply(cv.ID, 10*time.Second)
+		}
+		size := 3
+		seen := map[string]bool{}
+		req := a2a.ListTasksRequest{PageSize: &size}
+		pages := 0
+		for {
+			resp, err := f.core.ListTasks(f.ctx, a.ID, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages++
+			if resp.TotalSize != 7 {
+				t.Fatalf("totalSize %d", resp.TotalSize)
+			}
+			for _, tk := range resp.Tasks {
+				seen[tk.ID] = true
+			}
+			if resp.NextPageToken == "" {
+				break
+			}
+			req.PageToken = resp.NextPageToken
+		}
+		if pages != 3 || len(seen) != 7 {
+			t.Fatalf("%d pages, %d tasks", pages, len(seen))
+		}
+	})
 }
 
 func TestSettingsPersist(t *testing.T) {

@@ -90,7 +90,7 @@ func (c *Core) SetSettings(ctx context.Context, s Settings) error {
 	for _, a := range c.agents {
 		if a.client != nil {
 			// a new client: calls in flight keep their timeout
-			a.client = c.newClient(a.rec.ID, a.card, a.iface, s.IdleTimeout)
+			c.replaceClientLocked(a, c.newClient(a.rec.ID, a.card, a.iface, s.IdleTimeout, a.rec.AllowPlainHTTP))
 		}
 	}
 	c.mu.Unlock()

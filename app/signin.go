@@ -281,7 +281,7 @@ func (c *Core) SignIn(ctx context.Context, agentID string, req auth.SignInReques
 		return err
 	}
 	c.mu.Lock()
-	a.client = c.newClient(agentID, a.card, a.iface, c.settings.IdleTimeout)
+	c.replaceClientLocked(a, c.newClient(agentID, a.card, a.iface, c.settings.IdleTimeout, a.rec.AllowPlainHTTP))
 	c.mu.Unlock()
 	if err := c.loadExtendedCard(ctx, agentID); err != nil {
 		c.notice(NoticeError, "Signed in to %s, but its full card could not be read: %v", c.agentName(agentID), err)
@@ -309,15 +309,16 @@ func (c *Core) loadExtendedCard(ctx context.Context, agentID string) error {
 		c.mu.Unlock()
 		return nil
 	}
-	client := c.newClient(agentID, a.card, a.iface, c.settings.IdleTimeout)
+	client := c.newClient(agentID, a.card, a.iface, c.settings.IdleTimeout, a.rec.AllowPlainHTTP)
 	c.mu.Unlock()
+	defer client.Close()
 	ext, err := client.GetExtendedAgentCard(ctx)
 	if err != nil {
 		return err
 	}
 	c.mu.Lock()
 	a.card = ext
-	a.client = c.newClient(agentID, ext, a.iface, c.settings.IdleTimeout)
+	c.replaceClientLocked(a, c.newClient(agentID, ext, a.iface, c.settings.IdleTimeout, a.rec.AllowPlainHTTP))
 	c.mu.Unlock()
 	return nil
 }
@@ -555,4 +556,16 @@ func (k *cardKeys) set(agentID string, jwks []byte) error {
 		return fmt.Errorf("app: pinned card keys: %w", err)
 	}
 	return os.Rename(tmp, k.path)
+}
+
+// agentCredentials gives a gRPC client the sign-in's credentials as
+// metadata (a2a.Client.Credentials): what lazyAuth adds to HTTP requests.
+func (c *Core) agentCredentials(agentID, target string) func(context.Context, string) (http.Header, error) {
+	return func(ctx context.Context, method string) (http.Header, error) {
+		s, err := c.signin()
+		if err != nil { // no secret store: nobody can be signed in
+			return nil, nil //nolint:nilerr // as lazyAuth: no credentials to add
+		}
+		return (&auth.Transport{Manager: s.m, AgentID: agentID}).Credentials(ctx, target, method)
+	}
 }

@@ -269,7 +269,9 @@ func (c *Core) answer(ctx context.Context, convID, agentID, taskID string, p *Pe
 	}
 	m.Seq = rec.Seq
 	c.publish(Event{Message: &MessageChange{ConversationID: convID, Message: m, New: true}})
-	if p.Requirement == nil {
+	// Over HTTP+JSON and gRPC there is no ContinueTask (an AIM method): an
+	// input requirement is answered with a plain message on the task.
+	if p.Requirement == nil || (p.Requirement.Kind == aim.KindInput && !c.continuesOverJSONRPC(agentID)) {
 		c.goBackground(func(bg context.Context) { c.deliver(bg, agentID, m, taskID, nil) })
 		return nil
 	}
@@ -285,6 +287,13 @@ func (c *Core) answer(ctx context.Context, convID, agentID, taskID string, p *Pe
 	}
 	c.goBackground(func(bg context.Context) { c.continueTask(bg, agentID, m, taskID, p.Requirement) })
 	return nil
+}
+
+// continuesOverJSONRPC reports whether the agent's client speaks JSON-RPC,
+// where requirements are answered with ContinueTask.
+func (c *Core) continuesOverJSONRPC(agentID string) bool {
+	client, _, err := c.client(agentID)
+	return err != nil || client.Binding() == a2a.BindingJSONRPC
 }
 
 // continueTask sends ContinueTask and follows the task to its next stop.

@@ -36,6 +36,9 @@ packages=(
 	# recordings (scripts/gen-voice-testdata.sh, e2e/testdata/speech.sh); the
 	# tests themselves use the committed files
 	espeak-ng sox
+	# protoc and the protobuf well-known types, only for `make generate`
+	# (app/a2a/a2apb from the A2A proto; the generated code is committed)
+	protobuf-compiler libprotobuf-dev
 )
 
 say() { printf 'setup: %s\n' "$*"; }

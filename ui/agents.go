@@ -351,7 +351,7 @@ func agentErrorText(err error) string {
 	case errors.Is(err, a2a.ErrBadCard):
 		return "The address answered, but not with a usable agent card: " + userText(err)
 	case errors.Is(err, a2a.ErrNoInterface):
-		return "The agent's card offers no interface aimdesk speaks (JSON-RPC, A2A 1.0 or 0.3)."
+		return "The agent's card offers no interface aimdesk speaks (JSON-RPC, HTTP+JSON or gRPC at A2A 1.0; JSON-RPC at 0.3)."
 	case errors.Is(err, context.DeadlineExceeded):
 		return "The agent did not answer within 30 seconds. Check the address and that the agent is running."
 	}
@@ -515,7 +515,8 @@ func (d *agentDetails) Object() fyne.CanvasObject { return d.scroll }
 func (d *agentDetails) show(a *app.Agent) {
 	key := ""
 	if a != nil {
-		key = fmt.Sprintf("%s|%s|%s|%p|%s|%v", a.ID, a.Status, a.Error, a.Card, a.URL, a.AllowPlainHTTP)
+		key = fmt.Sprintf("%s|%s|%s|%p|%s|%v|%s|%s", a.ID, a.Status, a.Error, a.Card, a.URL, a.AllowPlainHTTP,
+			a.Interface.ProtocolBinding, a.Binding)
 	}
 	// Sign-in and trust (signin.go) follow every agent event: a device
 	// code or a permission request changes no card.
@@ -568,6 +569,7 @@ func agentDetailObjects(w *Window, a app.Agent, si *signinSection) []fyne.Canvas
 		wrapLabel("Takes: "+modes(c.DefaultInputModes)), wrapLabel("Gives: "+modes(c.DefaultOutputModes)),
 		wrapLabel("Capabilities: "+capabilitiesText(c)))
 	out = append(out, section("Interfaces"))
+	out = append(out, bindingObjects(w, a)...)
 	out = append(out, interfaceObjects(a, c)...)
 	out = append(out, section("Extensions"))
 	return append(out, extensionObjects(c)...)
@@ -631,6 +633,65 @@ func capabilitiesText(c *a2a.AgentCard) string {
 		caps = append(caps, "an extended card for signed-in users")
 	}
 	return strings.Join(caps, ", ")
+}
+
+// Binding choices of the per-agent override, as shown.
+const bindingAuto = "Automatic (the card's first aimdesk speaks)"
+
+var bindingChoices = []string{bindingAuto, "JSON-RPC", "HTTP+JSON", "gRPC"}
+
+// bindingText is the "Binding:" line: the binding in use, and why for an
+// AIM agent.
+func bindingText(a app.Agent) string {
+	if a.Interface.ProtocolBinding == "" {
+		return "Binding: none yet"
+	}
+	text := "Binding: " + a2a.BindingLabel(a.Interface.ProtocolBinding)
+	if a.AIM && a.Interface.ProtocolBinding == a2a.BindingJSONRPC {
+		return text + " (AIM agents use JSON-RPC)"
+	}
+	if a.Binding != "" {
+		return text + " (chosen by you)"
+	}
+	return text
+}
+
+// bindingChoice is the override's entry in bindingChoices.
+func bindingChoice(b string) string {
+	if b == "" {
+		return bindingAuto
+	}
+	return a2a.BindingLabel(b)
+}
+
+// bindingObjects are the binding in use and the override: JSON-RPC,
+// HTTP+JSON or gRPC among those the card lists. An AIM agent has no
+// override: the AIM dialect is a JSON-RPC contract.
+func bindingObjects(w *Window, a app.Agent) []fyne.CanvasObject {
+	out := []fyne.CanvasObject{wrapLabel(bindingText(a))}
+	if a.AIM {
+		return out
+	}
+	sel := widget.NewSelect(bindingChoices, nil)
+	sel.SetSelected(bindingChoice(a.Binding))
+	sel.OnChanged = func(choice string) {
+		b := ""
+		if choice != bindingAuto {
+			b = choice
+		}
+		go func() {
+			if err := w.core.SetAgentBinding(w.ctx, a.ID, b); err != nil {
+				w.post(func() {
+					h := sel.OnChanged
+					sel.OnChanged = nil // putting it back is no new choice
+					sel.SetSelected(bindingChoice(a.Binding))
+					sel.OnChanged = h
+					w.showError(err)
+				})
+			}
+		}()
+	}
+	return append(out, container.NewBorder(nil, nil, widget.NewLabel("Use:"), nil, sel))
 }
 
 // interfaceObjects lists the card's interfaces, the one aimdesk uses

@@ -200,18 +200,114 @@ func parseCardV03(raw []byte, card *AgentCard) error {
 	return nil
 }
 
-// SelectInterface picks the interface this client should use: the first
-// JSON-RPC interface for A2A 1.0, else the first for 0.3.
+// SelectInterface picks the interface this client should use, with no
+// override: see SelectInterfaceFor.
 func SelectInterface(card *AgentCard) (AgentInterface, error) {
-	for _, want := range []string{Version10, Version03} {
-		for _, i := range card.SupportedInterfaces {
-			if strings.EqualFold(i.ProtocolBinding, BindingJSONRPC) && NormalizeVersion(i.ProtocolVersion) == want {
-				i.ProtocolVersion = want
-				return i, nil
-			}
+	return SelectInterfaceFor(card, "")
+}
+
+// spoken reports whether the client speaks binding at version: JSON-RPC
+// at 1.0 and 0.3, HTTP+JSON and gRPC at 1.0.
+func spoken(binding, version string) bool {
+	switch NormalizeBinding(binding) {
+	case BindingJSONRPC:
+		return version == Version10 || version == Version03
+	case BindingHTTPJSON, BindingGRPC:
+		return version == Version10
+	}
+	return false
+}
+
+// SelectInterfaceFor picks the interface to use (A2A v1.0 §8.3.2): the
+// first of the card's supportedInterfaces, in the card's order, whose
+// binding the client speaks at A2A 1.0, else the first at 0.3. override
+// ("" for none; see ParseBinding) restricts the choice to one binding and
+// fails with ErrBindingNotOffered when the card lacks it. An AIM card stays
+// on JSON-RPC whenever it lists JSON-RPC, whatever the override: the AIM
+// dialect is a JSON-RPC contract. The result's binding and version are
+// normalised.
+func SelectInterfaceFor(card *AgentCard, override string) (AgentInterface, error) {
+	want := ""
+	if override != "" {
+		b, err := ParseBinding(override)
+		if err != nil {
+			return AgentInterface{}, err
+		}
+		want = b
+	}
+	if card.IsAIM() {
+		if i, ok := firstSpoken(card, BindingJSONRPC); ok {
+			return i, nil
+		}
+	}
+	if i, ok := firstSpoken(card, want); ok {
+		return i, nil
+	}
+	if want != "" {
+		if _, ok := firstSpoken(card, ""); ok {
+			return AgentInterface{}, fmt.Errorf("%w: %s", ErrBindingNotOffered, want)
 		}
 	}
 	return AgentInterface{}, ErrNoInterface
+}
+
+// firstSpoken returns the first interface the client speaks, 1.0 before
+// 0.3, limited to binding unless it is "".
+func firstSpoken(card *AgentCard, binding string) (AgentInterface, bool) {
+	for _, version := range []string{Version10, Version03} {
+		for _, i := range card.SupportedInterfaces {
+			b := NormalizeBinding(i.ProtocolBinding)
+			if (binding == "" || b == binding) && NormalizeVersion(i.ProtocolVersion) == version && spoken(b, version) {
+				i.ProtocolVersion = version
+				i.ProtocolBinding = b
+				return i, true
+			}
+		}
+	}
+	return AgentInterface{}, false
+}
+
+// NormalizeBinding returns the spec's spelling of a binding the client
+// speaks (case ignored), or the input unchanged.
+func NormalizeBinding(b string) string {
+	switch strings.ToUpper(strings.TrimSpace(b)) {
+	case BindingJSONRPC:
+		return BindingJSONRPC
+	case BindingHTTPJSON:
+		return BindingHTTPJSON
+	case BindingGRPC:
+		return BindingGRPC
+	}
+	return b
+}
+
+// Bindings are the bindings the client speaks, in the order of the
+// --binding flag's help.
+var Bindings = []string{BindingJSONRPC, BindingHTTPJSON, BindingGRPC}
+
+// ParseBinding reads a binding name as users type it: jsonrpc, json-rpc,
+// http+json, rest, grpc (case ignored), or the spec's own spelling.
+func ParseBinding(s string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "jsonrpc", "json-rpc":
+		return BindingJSONRPC, nil
+	case "http+json", "rest", "http":
+		return BindingHTTPJSON, nil
+	case "grpc":
+		return BindingGRPC, nil
+	}
+	return "", fmt.Errorf("%w: %q (want jsonrpc, http+json or grpc)", ErrUnknownBinding, s)
+}
+
+// BindingLabel is a binding's name for people: "JSON-RPC", "HTTP+JSON", "gRPC".
+func BindingLabel(b string) string {
+	switch NormalizeBinding(b) {
+	case BindingJSONRPC:
+		return "JSON-RPC"
+	case BindingGRPC:
+		return "gRPC"
+	}
+	return b
 }
 
 // IsAIM reports whether the card declares an AIM extension (a URI starting

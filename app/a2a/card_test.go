@@ -252,42 +252,64 @@ func TestSelectInterface(t *testing.T) {
 	}
 	grpc := a2a.AgentInterface{URL: "grpc://g", ProtocolBinding: "GRPC", ProtocolVersion: "1.0"}
 	rest := a2a.AgentInterface{URL: "http://r", ProtocolBinding: "HTTP+JSON", ProtocolVersion: "1.0"}
+	rest03 := a2a.AgentInterface{URL: "http://r03", ProtocolBinding: "HTTP+JSON", ProtocolVersion: "0.3"}
+	grpc03 := a2a.AgentInterface{URL: "grpc://g03", ProtocolBinding: "GRPC", ProtocolVersion: "0.3"}
+	aimExt := a2a.AgentCapabilities{Extensions: []a2a.AgentExtension{{URI: "urn:aim:a2a:requirements:v1"}}}
 	tests := []struct {
-		name   string
-		ifaces []a2a.AgentInterface
-		want   a2a.AgentInterface
-		err    error
+		name     string
+		ifaces   []a2a.AgentInterface
+		aim      bool
+		override string
+		want     a2a.AgentInterface
+		err      error
 	}{
-		{"1.0 preferred even when listed second", []a2a.AgentInterface{jr("http://old", "0.3"), jr("http://new", "1.0")}, jr("http://new", "1.0"), nil},
-		{"1.0 after GRPC and REST", []a2a.AgentInterface{grpc, rest, jr("http://new", "1.0")}, jr("http://new", "1.0"), nil},
-		{"else 0.3", []a2a.AgentInterface{grpc, jr("http://old", "0.3.0"), rest}, jr("http://old", "0.3"), nil},
-		{"first of two 1.0", []a2a.AgentInterface{jr("http://a", "1.0"), jr("http://b", "1.0")}, jr("http://a", "1.0"), nil},
-		{"version is normalised", []a2a.AgentInterface{jr("http://a", "1.0.2")}, jr("http://a", "1.0"), nil},
+		{"1.0 preferred even when listed second", []a2a.AgentInterface{jr("http://old", "0.3"), jr("http://new", "1.0")}, false, "", jr("http://new", "1.0"), nil},
+		{"card order among spoken bindings: GRPC first", []a2a.AgentInterface{grpc, rest, jr("http://new", "1.0")}, false, "", grpc, nil},
+		{"card order: REST before JSON-RPC", []a2a.AgentInterface{rest, jr("http://new", "1.0"), grpc}, false, "", rest, nil},
+		{"1.0 of any binding before 0.3 JSON-RPC", []a2a.AgentInterface{jr("http://old", "0.3.0"), rest}, false, "", rest, nil},
+		{"0.3 REST and gRPC are not spoken", []a2a.AgentInterface{rest03, grpc03, jr("http://old", "0.3")}, false, "", jr("http://old", "0.3"), nil},
+		{"first of two 1.0", []a2a.AgentInterface{jr("http://a", "1.0"), jr("http://b", "1.0")}, false, "", jr("http://a", "1.0"), nil},
+		{"version is normalised", []a2a.AgentInterface{jr("http://a", "1.0.2")}, false, "", jr("http://a", "1.0"), nil},
 		{
-			"binding case ignored",
+			"binding case ignored and normalised",
 			[]a2a.AgentInterface{{URL: "http://a", ProtocolBinding: "jsonrpc", ProtocolVersion: "1.0"}},
-			a2a.AgentInterface{URL: "http://a", ProtocolBinding: "jsonrpc", ProtocolVersion: "1.0"},
+			false, "",
+			jr("http://a", "1.0"),
 			nil,
 		},
 		{
 			"tenant kept",
 			[]a2a.AgentInterface{{URL: "http://a", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0", Tenant: "t1"}},
+			false, "",
 			a2a.AgentInterface{URL: "http://a", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0", Tenant: "t1"},
 			nil,
 		},
-		{"GRPC only", []a2a.AgentInterface{grpc}, a2a.AgentInterface{}, a2a.ErrNoInterface},
-		{"REST and GRPC only", []a2a.AgentInterface{rest, grpc}, a2a.AgentInterface{}, a2a.ErrNoInterface},
-		{"JSON-RPC of another version", []a2a.AgentInterface{jr("http://a", "2.0"), jr("http://b", "0.2")}, a2a.AgentInterface{}, a2a.ErrNoInterface},
-		{"none", nil, a2a.AgentInterface{}, a2a.ErrNoInterface},
+		{"GRPC only", []a2a.AgentInterface{grpc}, false, "", grpc, nil},
+		{"HTTP+JSON only", []a2a.AgentInterface{rest}, false, "", rest, nil},
+		{"override picks gRPC", []a2a.AgentInterface{jr("http://a", "1.0"), rest, grpc}, false, "grpc", grpc, nil},
+		{"override picks HTTP+JSON", []a2a.AgentInterface{grpc, jr("http://a", "1.0"), rest}, false, "http+json", rest, nil},
+		{"override picks JSON-RPC 0.3 when no 1.0", []a2a.AgentInterface{rest, jr("http://old", "0.3")}, false, "jsonrpc", jr("http://old", "0.3"), nil},
+		{"override not offered", []a2a.AgentInterface{jr("http://a", "1.0")}, false, "grpc", a2a.AgentInterface{}, a2a.ErrBindingNotOffered},
+		{"override unknown", []a2a.AgentInterface{jr("http://a", "1.0")}, false, "soap", a2a.AgentInterface{}, a2a.ErrUnknownBinding},
+		{"AIM stays on JSON-RPC", []a2a.AgentInterface{grpc, rest, jr("http://a", "1.0")}, true, "", jr("http://a", "1.0"), nil},
+		{"AIM ignores an override", []a2a.AgentInterface{grpc, jr("http://a", "1.0")}, true, "grpc", jr("http://a", "1.0"), nil},
+		{"AIM without JSON-RPC takes what there is", []a2a.AgentInterface{rest}, true, "", rest, nil},
+		{"JSON-RPC of another version", []a2a.AgentInterface{jr("http://a", "2.0"), jr("http://b", "0.2")}, false, "", a2a.AgentInterface{}, a2a.ErrNoInterface},
+		{"unknown binding", []a2a.AgentInterface{{URL: "wss://w", ProtocolBinding: "https://example.com/bindings/websocket/v1", ProtocolVersion: "1.0"}}, false, "", a2a.AgentInterface{}, a2a.ErrNoInterface},
+		{"none", nil, false, "", a2a.AgentInterface{}, a2a.ErrNoInterface},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := a2a.SelectInterface(&a2a.AgentCard{Name: "x", SupportedInterfaces: tt.ifaces})
+			card := &a2a.AgentCard{Name: "x", SupportedInterfaces: tt.ifaces}
+			if tt.aim {
+				card.Capabilities = aimExt
+			}
+			got, err := a2a.SelectInterfaceFor(card, tt.override)
 			if !errors.Is(err, tt.err) || (tt.err == nil && err != nil) {
 				t.Fatalf("error = %v, want %v", err, tt.err)
 			}
 			if got != tt.want {
-				t.Errorf("SelectInterface = %+v, want %+v", got, tt.want)
+				t.Errorf("SelectInterfaceFor = %+v, want %+v", got, tt.want)
 			}
 		})
 	}

@@ -50,6 +50,13 @@ type Client struct {
 	// Observer, if set, sees every request, response and stream event (the
 	// app's console). It is called synchronously: keep it quick.
 	Observer func(Traffic)
+	// Transport, if set, carries the calls over another protocol binding
+	// (HTTP+JSON, gRPC; see package binding); nil means JSON-RPC.
+	Transport Transport
+	// Credentials, if set, gives the authentication headers of a call for
+	// bindings that do not go through HTTPClient (gRPC metadata). HTTP
+	// bindings get theirs from HTTPClient's RoundTripper.
+	Credentials func(ctx context.Context, method string) (http.Header, error)
 
 	nextID atomic.Int64
 }
@@ -196,6 +203,13 @@ func contains(list []string, s string) bool {
 // pointer to the v1.0 type), mapping v0.3 results when needed. It is the
 // building block of the typed methods and of the AIM realtime client.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	if c.Transport != nil {
+		p, err := c.prepare(method, params)
+		if err != nil {
+			return err
+		}
+		return c.Transport.Call(ctx, c, method, p, result)
+	}
 	id := strconv.FormatInt(c.nextID.Add(1), 10)
 	body, err := c.buildRequest(id, method, params)
 	if err != nil {
@@ -276,21 +290,7 @@ func (c *Client) decodeResult(method string, raw json.RawMessage, result any) er
 	if c.v03() {
 		return resultFromV03(method, raw, result)
 	}
-	if card, ok := result.(*AgentCard); ok {
-		parsed, err := ParseAgentCard(raw)
-		if err != nil {
-			return err
-		}
-		*card = *parsed
-		return nil
-	}
-	if err := json.Unmarshal(raw, result); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadResponse, err)
-	}
-	if r, ok := result.(*SendMessageResponse); ok && (r.Task == nil) == (r.Message == nil) {
-		return fmt.Errorf("%w: %s result needs exactly one of task and message", ErrBadResponse, method)
-	}
-	return nil
+	return DecodeResult(method, raw, result)
 }
 
 // Stream sends a streaming request (SendStreamingMessage, SubscribeToTask)
@@ -298,6 +298,13 @@ func (c *Client) decodeResult(method string, raw json.RawMessage, result any) er
 // stream, on the first error, or when the caller stops ranging, which closes
 // the connection. No overall timeout applies: only IdleTimeout and ctx.
 func (c *Client) Stream(ctx context.Context, method string, params any) iter.Seq2[*StreamResponse, error] {
+	if c.Transport != nil {
+		p, err := c.prepare(method, params)
+		if err != nil {
+			return func(yield func(*StreamResponse, error) bool) { yield(nil, err) }
+		}
+		return c.Transport.Stream(ctx, c, method, p)
+	}
 	return func(yield func(*StreamResponse, error) bool) {
 		id := strconv.FormatInt(c.nextID.Add(1), 10)
 		body, err := c.buildRequest(id, method, params)

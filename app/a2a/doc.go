@@ -10,6 +10,15 @@
 //	resp, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: msg})
 //	for ev, err := range c.SendStreamingMessage(ctx, req) { … }
 //
+// # Bindings
+//
+// The Client speaks JSON-RPC itself. For HTTP+JSON and gRPC set
+// Client.Transport (packages rest and grpcbind; package binding builds the
+// right one for an interface). SelectInterfaceFor picks the interface from
+// the card: the first, in the card's order, of a binding spoken at 1.0,
+// else JSON-RPC at 0.3; AIM cards stay on JSON-RPC. Errors are the same
+// typed errors over every binding.
+//
 // # Versions
 //
 // The Go types are the v1.0 model. When the chosen interface speaks v0.3 the

@@ -57,7 +57,11 @@ var (
 	// ErrNotSupportedByVersion: the method does not exist in the interface's protocol version.
 	ErrNotSupportedByVersion = errors.New("a2a: not available in this protocol version")
 	// ErrNoInterface: the card offers no interface this client speaks.
-	ErrNoInterface = errors.New("a2a: the agent offers no JSON-RPC interface for A2A 1.0 or 0.3")
+	ErrNoInterface = errors.New("a2a: the agent offers no interface aimdesk speaks (JSON-RPC, HTTP+JSON or gRPC for A2A 1.0; JSON-RPC for 0.3)")
+	// ErrBindingNotOffered: the binding asked for is not on the agent's card.
+	ErrBindingNotOffered = errors.New("a2a: the agent does not offer that protocol binding")
+	// ErrUnknownBinding: a binding name that is none of jsonrpc, http+json, grpc.
+	ErrUnknownBinding = errors.New("a2a: unknown protocol binding")
 	// ErrLimit: a request breaks a limit of the AIM request schema.
 	ErrLimit = errors.New("a2a: request breaks a schema limit")
 )

@@ -184,7 +184,7 @@ func FuzzParseAgentCard(f *testing.F) {
 		if iface, err := a2a.SelectInterface(card); err == nil {
 			found := false
 			for _, i := range card.SupportedInterfaces {
-				found = found || (i.URL == iface.URL && i.ProtocolBinding == iface.ProtocolBinding)
+				found = found || (i.URL == iface.URL && strings.EqualFold(i.ProtocolBinding, iface.ProtocolBinding))
 			}
 			if !found || (iface.ProtocolVersion != a2a.Version10 && iface.ProtocolVersion != a2a.Version03) {
 				t.Fatalf("SelectInterface = %+v", iface)

@@ -24,6 +24,7 @@ import (
 
 	"aimdesk/app"
 	"aimdesk/app/a2a"
+	"aimdesk/app/a2a/binding"
 	"aimdesk/app/trust"
 )
 
@@ -49,7 +50,7 @@ func commands() map[string]command {
 		"get":       {"get URL TASK [--history N]", cmdGet},
 		"cancel":    {"cancel URL TASK", cmdCancel},
 		"subscribe": {"subscribe URL TASK", cmdSubscribe},
-		"devagent":  {"devagent [--listen 127.0.0.1:PORT]", cmdDevagent},
+		"devagent":  {"devagent [--listen 127.0.0.1:PORT] [--bindings jsonrpc,http+json,grpc] [--grpc-listen 127.0.0.1:PORT]", cmdDevagent},
 	}
 }
 
@@ -74,6 +75,8 @@ func Usage() string {
 	}
 	b.WriteString("common flags: --json (machine output), --idle-timeout DURATION (default 60s),\n")
 	b.WriteString("              --allow-http (plain http:// to another machine)\n")
+	b.WriteString("              --binding jsonrpc|http+json|grpc (default: the card's first the app speaks;\n")
+	b.WriteString("              AIM agents stay on JSON-RPC)\n")
 	b.WriteString("send --task ID approve|reject [--digest sha256:…]: shows the request, then answers exactly it\n")
 	b.WriteString("exit codes: 0 ok, 1 failed, 2 usage, 3 task failed/canceled/rejected, 4 task waits for you\n")
 	return b.String()
@@ -85,6 +88,7 @@ type env struct {
 	json           bool
 	idle           time.Duration
 	allowHTTP      bool
+	binding        string // --binding: "" for the card's choice
 }
 
 // Run runs the subcommand in args[0] and returns the process exit code.
@@ -109,6 +113,7 @@ func (e *env) flags(name string, args []string, npos int, define func(fs *flag.F
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	fs.DurationVar(&e.idle, "idle-timeout", a2a.DefaultIdleTimeout, "give up when the agent sends nothing for this long")
 	fs.BoolVar(&e.allowHTTP, "allow-http", false, "allow plain http:// to an agent on another machine")
+	fs.StringVar(&e.binding, "binding", "", "protocol binding: jsonrpc, http+json or grpc (default: the card's first we speak)")
 	if define != nil {
 		define(fs)
 	}
@@ -149,14 +154,18 @@ func (e *env) connect(ctx context.Context, target string) (*a2a.Client, *a2a.Res
 	if err != nil {
 		return nil, nil, err
 	}
-	iface, err := a2a.SelectInterface(rc.Card)
+	iface, err := a2a.SelectInterfaceFor(rc.Card, e.binding)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := app.CheckInterface(iface, rc.URL, e.allowHTTP); err != nil {
 		return nil, nil, err
 	}
-	return &a2a.Client{Interface: iface, HTTPClient: hc, AIM: rc.Card.IsAIM(), IdleTimeout: e.idle}, rc, nil
+	tr, err := binding.Transport(iface, binding.Options{AllowPlain: e.allowHTTP})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &a2a.Client{Interface: iface, Transport: tr, HTTPClient: hc, AIM: rc.Card.IsAIM(), IdleTimeout: e.idle}, rc, nil
 }
 
 // httpClient is the guarded client of every command: bounds on what the

@@ -22,6 +22,7 @@ func cmdCard(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	defer c.Close()
 	if e.json {
 		e.printJSON(rc.Card)
 		return ExitOK
@@ -46,9 +47,10 @@ func cmdSend(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	defer c.Close()
 	msg := a2a.Message{MessageID: uuid.NewString(), Role: a2a.RoleUser, ContextID: contextID, Parts: []a2a.Part{a2a.TextPart(pos[1])}}
 	if taskID != "" {
-		if c.AIM {
+		if c.AIM && c.Binding() == a2a.BindingJSONRPC { // no ContinueTask over HTTP+JSON and gRPC
 			return e.continueTask(ctx, c, taskID, msg, digest)
 		}
 		msg.TaskID = taskID
@@ -162,6 +164,7 @@ func cmdTasks(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	defer c.Close()
 	req := &a2a.ListTasksRequest{ContextID: contextID, Status: st, PageToken: pageToken}
 	if pageSize > 0 {
 		req.PageSize = &pageSize
@@ -210,6 +213,7 @@ func cmdGet(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	defer c.Close()
 	req := &a2a.GetTaskRequest{ID: pos[1]}
 	if history >= 0 {
 		req.HistoryLength = &history
@@ -235,6 +239,7 @@ func cmdCancel(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	defer c.Close()
 	t, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: pos[1]})
 	if err != nil {
 		return e.fail(err)
@@ -256,15 +261,29 @@ func cmdSubscribe(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	defer c.Close()
 	return e.printStream(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: pos[1]}))
 }
 
 func cmdDevagent(ctx context.Context, e *env, args []string) int {
-	var listen string
+	var listen, grpcListen, bindings string
 	if _, ok := e.flags("devagent", args, 0, func(fs *flag.FlagSet) {
 		fs.StringVar(&listen, "listen", "127.0.0.1:8765", "address to listen on")
+		fs.StringVar(&grpcListen, "grpc-listen", "", "address of the gRPC interface (its own port), e.g. 127.0.0.1:8766")
+		fs.StringVar(&bindings, "bindings", "jsonrpc", "bindings the card lists, in order: jsonrpc, http+json, grpc (comma-separated)")
 	}); !ok {
 		return ExitUsage
+	}
+	var list []string
+	for _, b := range strings.Split(bindings, ",") {
+		name, err := a2a.ParseBinding(b)
+		if err != nil {
+			return e.fail(err)
+		}
+		if name == a2a.BindingGRPC && grpcListen == "" {
+			grpcListen = "127.0.0.1:0"
+		}
+		list = append(list, name)
 	}
 	if host, _, err := net.SplitHostPort(listen); err == nil && host != "127.0.0.1" && host != "localhost" && host != "::1" {
 		fmt.Fprintf(e.stderr, "aimdesk devagent: warning: listening on %s makes the demo agent reachable from other machines\n", host)
@@ -273,12 +292,17 @@ func cmdDevagent(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	srv, err := devagent.Start(ctx, devagent.Config{Addr: listen, Handler: devagent.HandlerConfig{LiveKit: lk}})
+	srv, err := devagent.Start(ctx, devagent.Config{Addr: listen, GRPCAddr: grpcListen, Handler: devagent.HandlerConfig{LiveKit: lk, Bindings: list}})
 	if err != nil {
 		return e.fail(err)
 	}
 	defer srv.Close()
 	fmt.Fprintf(e.stdout, "reference agent at %s (card: %s%s); Ctrl+C stops it\n", srv.URL(), srv.URL(), a2a.WellKnownCardPath)
+	fmt.Fprintf(e.stdout, "card lists: %s (HTTP+JSON at %s%s", strings.Join(list, ", "), srv.URL(), devagent.PathREST)
+	if g := srv.GRPCAddr(); g != "" {
+		fmt.Fprintf(e.stdout, ", gRPC at %s", g)
+	}
+	fmt.Fprintln(e.stdout, ")")
 	if lk == nil {
 		fmt.Fprintln(e.stdout, "realtime calls are off: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET to turn them on")
 	}

@@ -96,11 +96,17 @@ func printCard(w io.Writer, rc *a2a.ResolvedCard, chosen a2a.AgentInterface) {
 	fmt.Fprintln(w, "interfaces:")
 	for _, i := range c.SupportedInterfaces {
 		mark := " "
-		if i == chosen {
+		if i.URL == chosen.URL && a2a.NormalizeBinding(i.ProtocolBinding) == chosen.ProtocolBinding &&
+			a2a.NormalizeVersion(i.ProtocolVersion) == chosen.ProtocolVersion && i.Tenant == chosen.Tenant {
 			mark = "*"
 		}
 		fmt.Fprintf(w, " %s %s %s %s\n", mark, i.ProtocolBinding, i.ProtocolVersion, i.URL)
 	}
+	binding := a2a.BindingLabel(chosen.ProtocolBinding)
+	if c.IsAIM() && chosen.ProtocolBinding == a2a.BindingJSONRPC {
+		binding += " (AIM agents use JSON-RPC)"
+	}
+	fmt.Fprintf(w, "binding: %s\n", binding)
 	fmt.Fprintf(w, "streaming: %v   dialect: %s\n", c.Streams(), dialect(c))
 	fmt.Fprintf(w, "input: %s   output: %s\n", strings.Join(c.DefaultInputModes, ", "), strings.Join(c.DefaultOutputModes, ", "))
 	if len(c.Capabilities.Extensions) > 0 {

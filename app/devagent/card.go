@@ -18,7 +18,7 @@ const (
 	agentDesc    = "The reference agent of aimdesk: try every feature without an account. " +
 		"Type a skill's example (\"long\", \"file\", \"ask\", \"confirm\", \"form\", \"slow\", \"fail\", \"count\", " +
 		"\"bench 10000\") or anything else to get it echoed. It speaks A2A 1.0 (with the AIM requirements " +
-		"extension) and A2A 0.3 over JSON-RPC. Tasks live in memory only. Push notification configs are " +
+		"extension) and A2A 0.3 over JSON-RPC, and A2A 1.0 over HTTP+JSON and gRPC when its card lists them. Tasks live in memory only. Push notification configs are " +
 		"stored and returned but never delivered."
 )
 
@@ -48,23 +48,23 @@ func agentSkills() []a2a.AgentSkill {
 func (h *Handler) Card(base string) *a2a.AgentCard {
 	yes, push := true, h.cfg.PushConfigs
 	ext := h.cfg.ExtendedCard != nil
-	exts := []a2a.AgentExtension{{
-		URI:         aim.RequirementsExtension,
-		Description: "requirements answered with ContinueTask (docs/aim-extension.md §1)",
-	}}
-	if h.realtimeOn() {
-		exts = append(exts, realtimeCardExtension())
+	var exts []a2a.AgentExtension
+	if h.listsJSONRPC() && !h.cfg.PlainA2A {
+		exts = append(exts, a2a.AgentExtension{
+			URI:         aim.RequirementsExtension,
+			Description: "requirements answered with ContinueTask (docs/aim-extension.md §1)",
+		})
+		if h.realtimeOn() {
+			exts = append(exts, realtimeCardExtension())
+		}
 	}
 	return &a2a.AgentCard{
-		Name:        AgentName,
-		Description: agentDesc,
-		SupportedInterfaces: []a2a.AgentInterface{
-			{URL: base + PathV1, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version10},
-			{URL: base + PathV03, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version03},
-		},
-		Provider:         &a2a.AgentProvider{Organization: "aimdesk", URL: "https://github.com/aimdesk/aimdesk"},
-		Version:          AgentVersion,
-		DocumentationURL: "https://github.com/aimdesk/aimdesk/blob/main/docs/aim-extension.md",
+		Name:                AgentName,
+		Description:         agentDesc,
+		SupportedInterfaces: h.interfaces(base),
+		Provider:            &a2a.AgentProvider{Organization: "aimdesk", URL: "https://github.com/aimdesk/aimdesk"},
+		Version:             AgentVersion,
+		DocumentationURL:    "https://github.com/aimdesk/aimdesk/blob/main/docs/aim-extension.md",
 		Capabilities: a2a.AgentCapabilities{
 			Streaming:         &yes,
 			PushNotifications: &push, // see HandlerConfig.PushConfigs
@@ -113,6 +113,43 @@ func (h *Handler) CardV03(base string) any {
 		DefaultInputModes: c.DefaultInputModes, DefaultOutputModes: c.DefaultOutputModes, Skills: c.Skills,
 		SupportsAuthenticatedExtendedCard: h.cfg.ExtendedCard != nil,
 	}
+}
+
+// bindings is the card's list of bindings (HandlerConfig.Bindings).
+func (h *Handler) bindings() []string {
+	if len(h.cfg.Bindings) == 0 {
+		return []string{a2a.BindingJSONRPC}
+	}
+	return h.cfg.Bindings
+}
+
+func (h *Handler) listsJSONRPC() bool {
+	for _, b := range h.bindings() {
+		if strings.EqualFold(b, a2a.BindingJSONRPC) {
+			return true
+		}
+	}
+	return false
+}
+
+// interfaces lists the card's interfaces in the order of Bindings.
+func (h *Handler) interfaces(base string) []a2a.AgentInterface {
+	var out []a2a.AgentInterface
+	for _, b := range h.bindings() {
+		switch strings.ToUpper(b) {
+		case a2a.BindingJSONRPC:
+			out = append(out,
+				a2a.AgentInterface{URL: base + PathV1, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version10},
+				a2a.AgentInterface{URL: base + PathV03, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version03})
+		case a2a.BindingHTTPJSON:
+			out = append(out, a2a.AgentInterface{URL: base + PathREST, ProtocolBinding: a2a.BindingHTTPJSON, ProtocolVersion: a2a.Version10})
+		case a2a.BindingGRPC:
+			if h.cfg.GRPCURL != "" {
+				out = append(out, a2a.AgentInterface{URL: h.cfg.GRPCURL, ProtocolBinding: a2a.BindingGRPC, ProtocolVersion: a2a.Version10})
+			}
+		}
+	}
+	return out
 }
 
 func (h *Handler) serveCard(w http.ResponseWriter, r *http.Request) {

@@ -1,7 +1,10 @@
 // Package devagent is the reference AIM agent: an A2A server with a v1.0
 // JSON-RPC interface (/a2a/v1, with the AIM requirements extension and
-// ContinueTask) and a v0.3 JSON-RPC interface (/a2a/v03) over one in-memory
-// task store. It serves demo mode (in-process, `aimdesk --demo`), the
+// ContinueTask), a v0.3 JSON-RPC interface (/a2a/v03), the A2A 1.0
+// HTTP+JSON interface (/a2a/rest, rest.go) and the gRPC A2AService
+// (GRPCServer, grpc.go, on a listener of its own) over one in-memory task
+// store. The HTTP+JSON and gRPC calls become the calls the JSON-RPC
+// interface gets; HandlerConfig.Bindings says which the card lists. It serves demo mode (in-process, `aimdesk --demo`), the
 // standalone `aimdesk devagent --listen`, and gives every test a real peer
 // over loopback HTTP.
 //

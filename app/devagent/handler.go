@@ -67,6 +67,23 @@ type HandlerConfig struct {
 	// (the default) means the card says false and every push method
 	// answers -32003, as A2A asks of an agent without push support.
 	PushConfigs bool
+	// Bindings are the protocol bindings the card lists, in order of
+	// preference: a2a.BindingJSONRPC (the v1.0 and v0.3 interfaces),
+	// a2a.BindingHTTPJSON (PathREST) and a2a.BindingGRPC (at GRPCURL).
+	// nil means JSON-RPC only. All are served whatever the card lists.
+	// A card without JSON-RPC declares no AIM extension: the AIM dialect
+	// is a JSON-RPC contract.
+	Bindings []string
+	// GRPCURL is the address of the gRPC interface written into the card,
+	// e.g. http://127.0.0.1:PORT (Start serves gRPC there when Config.GRPCAddr
+	// is set; see ServeGRPC). "" leaves gRPC out of the card.
+	GRPCURL string
+	// PlainA2A makes the agent a plain A2A 1.0 agent on every binding: the
+	// card declares no AIM extension, JSON-RPC requests are not held to the
+	// AIM request schema, and a message with a taskId answers an input
+	// requirement (as over HTTP+JSON and gRPC). For tests of the binding
+	// choice, which AIM agents do not have.
+	PlainA2A bool
 	// Hooks script the agent for tests. The zero value changes nothing.
 	Hooks Hooks
 }
@@ -174,6 +191,7 @@ func NewHandler(cfg HandlerConfig) *Handler {
 	mux.HandleFunc("GET "+PathLegacyCard, h.serveLegacyCard)
 	mux.HandleFunc("POST "+PathV1, h.serveV1)
 	mux.HandleFunc("POST "+PathV03, h.serveV03)
+	mux.HandleFunc(PathREST+"/", h.serveREST)
 	h.mux = mux
 	return h
 }

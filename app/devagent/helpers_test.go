@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -14,26 +15,50 @@ import (
 	"github.com/google/uuid"
 
 	"aimdesk/app/a2a"
+	"aimdesk/app/a2a/grpcbind"
+	"aimdesk/app/a2a/rest"
 )
 
 // agent is a reference agent on loopback with clients for both interfaces.
 type agent struct {
-	h   *Handler
-	srv *httptest.Server
-	v1  *a2a.Client
-	v03 *a2a.Client
+	h    *Handler
+	srv  *httptest.Server
+	v1   *a2a.Client
+	v03  *a2a.Client
+	rest *a2a.Client // HTTP+JSON at PathREST
+	grpc *a2a.Client // gRPC on its own loopback listener
 }
 
-func newAgent(t *testing.T, cfg HandlerConfig) *agent {
+func newAgent(t testing.TB, cfg HandlerConfig) *agent {
 	t.Helper()
+	gl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.GRPCURL == "" {
+		cfg.GRPCURL = "http://" + gl.Addr().String()
+	}
 	h := NewHandler(cfg)
 	srv := httptest.NewServer(h)
+	gs := h.GRPCServer()
+	go func() { _ = gs.Serve(gl) }()
+	gt, err := grpcbind.New(cfg.GRPCURL, grpcbind.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc := &a2a.Client{Transport: gt, Interface: a2a.AgentInterface{URL: cfg.GRPCURL, ProtocolBinding: a2a.BindingGRPC, ProtocolVersion: a2a.Version10}}
 	t.Cleanup(func() {
 		_ = h.Close()
+		_ = gc.Close()
+		gs.Stop()
 		srv.Close()
 	})
 	return &agent{
-		h: h, srv: srv,
+		h: h, srv: srv, grpc: gc,
+		rest: &a2a.Client{
+			Transport: rest.New(), HTTPClient: srv.Client(),
+			Interface: a2a.AgentInterface{URL: srv.URL + PathREST, ProtocolBinding: a2a.BindingHTTPJSON, ProtocolVersion: a2a.Version10},
+		},
 		v1: &a2a.Client{
 			AIM: true, HTTPClient: srv.Client(),
 			Interface: a2a.AgentInterface{URL: srv.URL + PathV1, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version10},
@@ -48,6 +73,12 @@ func newAgent(t *testing.T, cfg HandlerConfig) *agent {
 // plain returns a client without the AIM checks, for the methods the AIM
 // schema does not list.
 func (a *agent) plain(version string) *a2a.Client {
+	switch version {
+	case a2a.BindingHTTPJSON:
+		return a.rest
+	case a2a.BindingGRPC:
+		return a.grpc
+	}
 	path := PathV1
 	if version == a2a.Version03 {
 		path = PathV03
@@ -58,9 +89,16 @@ func (a *agent) plain(version string) *a2a.Client {
 	}
 }
 
+// client returns the client of a flavour: a protocol version of the
+// JSON-RPC binding, or another binding (v1.0).
 func (a *agent) client(version string) *a2a.Client {
-	if version == a2a.Version03 {
+	switch version {
+	case a2a.Version03:
 		return a.v03
+	case a2a.BindingHTTPJSON:
+		return a.rest
+	case a2a.BindingGRPC:
+		return a.grpc
 	}
 	return a.v1
 }

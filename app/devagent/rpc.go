@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"aimdesk/app/a2a"
+	"aimdesk/app/a2a/rest"
 	"aimdesk/app/sse"
 )
 
@@ -26,6 +27,9 @@ type call struct {
 	method string
 	params json.RawMessage
 	body   []byte // the whole request, for schema validation
+	// plainAnswers: the call came over HTTP+JSON or gRPC, where a message
+	// with a taskId answers the task (there is no ContinueTask).
+	plainAnswers bool
 }
 
 var nullID = json.RawMessage("null")
@@ -34,7 +38,7 @@ var nullID = json.RawMessage("null")
 // returns the error to answer, with the request's id when it could be read.
 // A notification (no id) returns (nil, nil): answer nothing.
 func readCall(r *http.Request) (*call, *a2a.RPCError) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+	body, err := readLimited(r)
 	if err != nil {
 		return &call{id: nullID}, rpcErrorf(a2a.CodeParseError, "could not read the request body: %v", err)
 	}
@@ -119,9 +123,23 @@ func validID(id json.RawMessage) bool {
 // writeNothing answers a notification: 204 and no body.
 func writeNothing(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }
 
+// readLimited reads a request body, at most one byte over maxRequestBytes.
+func readLimited(r *http.Request) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+}
+
 // writeResult answers a call with a result encoded from v (a
 // json.RawMessage is sent as is).
 func writeResult(w http.ResponseWriter, id json.RawMessage, v any) {
+	if fw, ok := w.(framer); ok {
+		b, err := encodeResult(v)
+		if err != nil {
+			fw.fail(rpcErrorf(a2a.CodeInternalError, "could not encode the result: %v", err))
+			return
+		}
+		fw.result(b)
+		return
+	}
 	raw, ok := v.(json.RawMessage)
 	if !ok {
 		b, err := json.Marshal(v)
@@ -135,6 +153,10 @@ func writeResult(w http.ResponseWriter, id json.RawMessage, v any) {
 }
 
 func writeError(w http.ResponseWriter, id json.RawMessage, e *a2a.RPCError) {
+	if fw, ok := w.(framer); ok {
+		fw.fail(e)
+		return
+	}
 	if len(id) == 0 {
 		id = nullID
 	}
@@ -203,8 +225,30 @@ type plainWriter struct{ w io.Writer }
 
 func (p plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
 
-// stream writes one JSON-RPC response per event as SSE.
+// framer is a ResponseWriter of another binding (HTTP+JSON, gRPC; see
+// bindings.go): the methods answer through it instead of JSON-RPC
+// envelopes. result and event get the v1.0 result's ProtoJSON.
+type framer interface {
+	http.ResponseWriter
+	result(raw []byte)
+	fail(e *a2a.RPCError)
+	// event sends one stream event; sse is true when the binding streams
+	// SSE through the ResponseWriter itself (HTTP+JSON).
+	event(raw []byte) error
+	sse() bool
+}
+
+func encodeResult(v any) ([]byte, error) {
+	if raw, ok := v.(json.RawMessage); ok {
+		return raw, nil
+	}
+	return json.Marshal(v)
+}
+
+// stream writes one JSON-RPC response per event as SSE (or, for another
+// binding, hands each event to its framer).
 type stream struct {
+	fw    framer
 	w     http.ResponseWriter
 	rc    *http.ResponseController
 	sw    *sse.Writer
@@ -214,16 +258,26 @@ type stream struct {
 }
 
 func startStream(w http.ResponseWriter, id json.RawMessage) *stream {
+	fw, _ := w.(framer)
+	if fw != nil && !fw.sse() {
+		return &stream{fw: fw, w: w, id: id}
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	return &stream{w: w, rc: http.NewResponseController(w), sw: sse.NewWriter(plainWriter{w}), id: id}
+	return &stream{fw: fw, w: w, rc: http.NewResponseController(w), sw: sse.NewWriter(plainWriter{w}), id: id}
 }
 
 // event frames an encoded result as a JSON-RPC response and writes it.
 func (s *stream) event(result []byte) error {
 	s.count++
+	if s.fw != nil {
+		if !s.fw.sse() {
+			return s.fw.event(result)
+		}
+		return s.sw.WriteEvent(strconv.FormatUint(s.count, 10), "", result)
+	}
 	s.buf = append(s.buf[:0], `{"jsonrpc":"2.0","id":`...)
 	s.buf = append(s.buf, s.id...)
 	s.buf = append(s.buf, `,"result":`...)
@@ -234,6 +288,15 @@ func (s *stream) event(result []byte) error {
 
 // fail writes a JSON-RPC error as the stream's last event.
 func (s *stream) fail(e *a2a.RPCError) error {
+	if s.fw != nil {
+		if !s.fw.sse() {
+			s.fw.fail(e)
+			return nil
+		}
+		_, b := rest.EncodeError(e)
+		s.count++
+		return s.sw.WriteEvent(strconv.FormatUint(s.count, 10), "", b)
+	}
 	b, err := json.Marshal(&a2a.Response{JSONRPC: "2.0", ID: s.id, Error: e})
 	if err != nil {
 		return fmt.Errorf("devagent: encode stream error: %w", err)
@@ -243,6 +306,9 @@ func (s *stream) fail(e *a2a.RPCError) error {
 }
 
 func (s *stream) flush() error {
+	if s.rc == nil {
+		return nil
+	}
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return fmt.Errorf("devagent: flush stream: %w", err)
 	}
@@ -264,7 +330,7 @@ func (h *Handler) follow(ctx context.Context, s *stream, sub *subscriber) {
 			_ = s.flush()
 			return
 		case <-tick.C:
-			if s.sw.WriteComment("keep-alive") != nil || s.flush() != nil {
+			if s.sw != nil && (s.sw.WriteComment("keep-alive") != nil || s.flush() != nil) {
 				return
 			}
 		case <-sub.notify:

@@ -51,6 +51,22 @@ func (h *Handler) start(m *a2a.Message) (*started, error) {
 	return &started{e: e, go_: func() { go h.runSkill(r, sk, &stored, arg) }}, nil
 }
 
+// acceptPlain answers a task's pending requirement with a plain message
+// (no ContinueTask). Over A2A 1.0 only an input requirement may be
+// answered so: an approval needs ContinueTask's digest and version checks.
+func (h *Handler) acceptPlain(e *entry, m *a2a.Message, v03 bool) error {
+	if !v03 {
+		e.mu.Lock()
+		confirm := e.pending != nil && e.pending.Kind == aim.KindConfirmation
+		e.mu.Unlock()
+		if confirm {
+			return rpcErrorf(a2a.CodeUnsupportedOperation,
+				"task %s waits for an approval, which only ContinueTask (JSON-RPC, AIM) can answer", e.task.ID)
+		}
+	}
+	return h.accept(e, m, nil)
+}
+
 // continueCheck is what ContinueTask asserts about the pending requirement.
 type continueCheck struct {
 	requirementID string

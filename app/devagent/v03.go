@@ -66,10 +66,10 @@ func (h *Handler) serveV03(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if method == "SendStreamingMessage" {
-			h.sendStream(w, r, c.id, req, true)
+			h.sendStream(w, r, c.id, req, true, true)
 			return
 		}
-		raw, err := h.sendBlocking(r.Context(), req, true)
+		raw, err := h.sendBlocking(r.Context(), req, true, true)
 		if err != nil {
 			writeError(w, c.id, asRPC(err))
 			return

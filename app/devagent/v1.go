@@ -104,6 +104,13 @@ func (h *Handler) serveV1(w http.ResponseWriter, r *http.Request) {
 		writeError(w, c.id, rerr)
 		return
 	}
+	c.plainAnswers = h.cfg.PlainA2A
+	h.serveMethod(w, r, c)
+}
+
+// serveMethod serves one v1.0 call, whatever binding carried it: w is the
+// JSON-RPC ResponseWriter or another binding's framer.
+func (h *Handler) serveMethod(w http.ResponseWriter, r *http.Request, c *call) {
 	switch v := r.Header.Get("A2A-Version"); {
 	case v == "":
 		writeError(w, c.id, rpcError(a2a.CodeVersionNotSupported,
@@ -125,7 +132,9 @@ func (h *Handler) serveV1(w http.ResponseWriter, r *http.Request) {
 		writeError(w, c.id, errRealtimeOff())
 		return
 	}
-	if aimSchemaMethods[c.method] {
+	// The AIM request schema is a JSON-RPC contract: calls over HTTP+JSON
+	// and gRPC (plainAnswers) are plain A2A 1.0.
+	if aimSchemaMethods[c.method] && !c.plainAnswers {
 		if err := h.schemas.AIMRequest(c.body); err != nil {
 			writeError(w, c.id, schemaError(err, "AIM request schema"))
 			return
@@ -193,7 +202,7 @@ func (h *Handler) v1Unary(ctx context.Context, c *call) (any, error) {
 			}
 			return h.sendRealtime(&p.Message, data, hl)
 		}
-		return h.sendBlocking(ctx, &p, false)
+		return h.sendBlocking(ctx, &p, false, c.plainAnswers)
 	case "ContinueTask":
 		var p a2a.ContinueTaskRequest
 		if e := decodeLoose(c.params, &p); e != nil {
@@ -288,19 +297,23 @@ func (h *Handler) v1Unary(ctx context.Context, c *call) (any, error) {
 
 // sendBlocking runs SendMessage (and v0.3 message/send): it waits for the
 // task to end or to need the user unless returnImmediately.
-func (h *Handler) sendBlocking(ctx context.Context, p *a2a.SendMessageRequest, v03 bool) (json.RawMessage, error) {
+//
+// continues (v0.3, and A2A 1.0 over HTTP+JSON and gRPC, which have no
+// ContinueTask) lets a message with a taskId answer that task's pending
+// input requirement; over A2A 1.0 an approval still needs ContinueTask.
+func (h *Handler) sendBlocking(ctx context.Context, p *a2a.SendMessageRequest, v03, continues bool) (json.RawMessage, error) {
 	var hl *int
 	immediate := false
 	if cfg := p.Configuration; cfg != nil {
 		hl, immediate = cfg.HistoryLength, cfg.ReturnImmediately
 	}
 	var e *entry
-	if v03 && p.Message.TaskID != "" {
+	if continues && p.Message.TaskID != "" {
 		var err error
 		if e, err = h.store.get(p.Message.TaskID); err != nil {
 			return nil, err
 		}
-		if err := h.accept(e, &p.Message, nil); err != nil {
+		if err := h.acceptPlain(e, &p.Message, v03); err != nil {
 			return nil, err
 		}
 	} else {
@@ -405,12 +418,12 @@ func (h *Handler) v1SendStreaming(w http.ResponseWriter, r *http.Request, c *cal
 		h.subscribeStream(w, r, c.id, e.task.ID, false)
 		return
 	}
-	h.sendStream(w, r, c.id, &p, false)
+	h.sendStream(w, r, c.id, &p, false, c.plainAnswers)
 }
 
 // sendStream serves SendStreamingMessage and message/stream.
-func (h *Handler) sendStream(w http.ResponseWriter, r *http.Request, id json.RawMessage, p *a2a.SendMessageRequest, v03 bool) {
-	if v03 && p.Message.TaskID != "" {
+func (h *Handler) sendStream(w http.ResponseWriter, r *http.Request, id json.RawMessage, p *a2a.SendMessageRequest, v03, continues bool) {
+	if continues && p.Message.TaskID != "" {
 		e, err := h.store.get(p.Message.TaskID)
 		if err != nil {
 			writeError(w, id, asRPC(err))
@@ -422,7 +435,7 @@ func (h *Handler) sendStream(w http.ResponseWriter, r *http.Request, id json.Raw
 			return
 		}
 		defer e.unsubscribe(sub)
-		if err := h.accept(e, &p.Message, nil); err != nil {
+		if err := h.acceptPlain(e, &p.Message, v03); err != nil {
 			writeError(w, id, asRPC(err))
 			return
 		}
