@@ -24,17 +24,26 @@ type Settings struct {
 	IdleTimeout time.Duration
 	// Notify enables desktop notifications.
 	Notify bool
+	// KeepInTray keeps aimdesk running in the system tray when its window
+	// is closed, where a tray is available (approvals and finished tasks
+	// still notify); false makes closing the window quit.
+	KeepInTray bool
+	// TrayNoticeShown records that the one-time "still running in the
+	// tray" notice was shown.
+	TrayNoticeShown bool
 }
 
 // DefaultSettings are the settings of a new install.
 func DefaultSettings() Settings {
-	return Settings{Theme: ThemeSystem, IdleTimeout: 60 * time.Second, Notify: true}
+	return Settings{Theme: ThemeSystem, IdleTimeout: 60 * time.Second, Notify: true, KeepInTray: true}
 }
 
 const (
 	keyTheme       = "theme"
 	keyIdleTimeout = "idle_timeout_ms"
 	keyNotify      = "notify"
+	keyKeepInTray  = "keep_in_tray"
+	keyTrayNotice  = "tray_notice_shown"
 )
 
 func (c *Core) loadSettings(ctx context.Context) error {
@@ -51,6 +60,12 @@ func (c *Core) loadSettings(ctx context.Context) error {
 	}
 	if v, ok, _ := c.st.Setting(ctx, keyNotify); ok {
 		s.Notify = v != "false"
+	}
+	if v, ok, _ := c.st.Setting(ctx, keyKeepInTray); ok {
+		s.KeepInTray = v != "false"
+	}
+	if v, ok, _ := c.st.Setting(ctx, keyTrayNotice); ok {
+		s.TrayNoticeShown = v == "true"
 	}
 	c.mu.Lock()
 	c.settings = s
@@ -70,7 +85,9 @@ func (c *Core) SetSettings(ctx context.Context, s Settings) error {
 	if s.IdleTimeout < time.Second {
 		return fmt.Errorf("app: the idle timeout must be at least one second")
 	}
-	for k, v := range map[string]string{keyTheme: string(s.Theme), keyIdleTimeout: strconv.FormatInt(s.IdleTimeout.Milliseconds(), 10), keyNotify: strconv.FormatBool(s.Notify)} {
+	for k, v := range map[string]string{keyTheme: string(s.Theme), keyIdleTimeout: strconv.FormatInt(s.IdleTimeout.Milliseconds(), 10), keyNotify: strconv.FormatBool(s.Notify),
+		keyKeepInTray: strconv.FormatBool(s.KeepInTray), keyTrayNotice: strconv.FormatBool(s.TrayNoticeShown),
+	} {
 		if err := c.st.PutSetting(ctx, k, v); err != nil {
 			return fmt.Errorf("app: save settings: %w", err)
 		}

@@ -127,6 +127,7 @@ type settingsForm struct {
 	themeRadio  *widget.RadioGroup
 	idleEntry   *widget.Entry
 	notifyCheck *widget.Check
+	trayCheck   *widget.Check
 	pathLabel   *widget.Label
 	copyPathBtn *widget.Button
 	clearBtn    *widget.Button
@@ -177,6 +178,8 @@ func newSettingsForm(env *uiEnv) *settingsForm {
 	f.idleEntry.OnSubmitted = func(string) { f.save() }
 	f.notifyCheck = widget.NewCheck("Show desktop notifications", nil)
 	f.notifyCheck.SetChecked(f.orig.Notify)
+	f.trayCheck = widget.NewCheck("Keep running in the system tray when the window is closed", nil)
+	f.trayCheck.SetChecked(f.orig.KeepInTray)
 
 	f.pathLabel = widget.NewLabel(env.core.DataPath())
 	f.pathLabel.Wrapping = fyne.TextWrapBreak
@@ -206,7 +209,7 @@ func newSettingsForm(env *uiEnv) *settingsForm {
 	form := widget.NewForm(
 		widget.NewFormItem("Theme", f.themeRadio),
 		widget.NewFormItem("Idle timeout (seconds)", container.NewVBox(f.idleEntry, idleHelp)),
-		widget.NewFormItem("Notifications", container.NewVBox(f.notifyCheck, notifyHelp)),
+		widget.NewFormItem("Notifications", container.NewVBox(f.notifyCheck, notifyHelp, f.trayCheck)),
 	)
 	dataHead := widget.NewLabel("Your local data")
 	dataHead.TextStyle = fyne.TextStyle{Bold: true}
@@ -243,7 +246,9 @@ func (f *settingsForm) values() (app.Settings, error) {
 	if err != nil {
 		return app.Settings{}, err
 	}
-	return app.Settings{Theme: settingsThemeOf(f.themeRadio.Selected), IdleTimeout: idle, Notify: f.notifyCheck.Checked}, nil
+	return app.Settings{Theme: settingsThemeOf(f.themeRadio.Selected), IdleTimeout: idle, Notify: f.notifyCheck.Checked,
+		KeepInTray: f.trayCheck.Checked, TrayNoticeShown: f.orig.TrayNoticeShown,
+	}, nil
 }
 
 // save stores the settings through the core and closes the dialog.
@@ -343,6 +348,7 @@ func (f *settingsForm) clear() {
 			f.themeRadio.SetSelected(settingsThemeLabel(s.Theme))
 			f.idleEntry.SetText(strconv.FormatInt(int64(s.IdleTimeout/time.Second), 10))
 			f.notifyCheck.SetChecked(s.Notify)
+			f.trayCheck.SetChecked(s.KeepInTray)
 			f.showStatus("Local data cleared. Settings are back to their defaults.", widget.SuccessImportance)
 		})
 	}()

@@ -124,7 +124,7 @@ func TestSettingsSaveAndPersist(t *testing.T) {
 	test.Tap(f.notifyCheck)
 	opsTap(t, f.saveBtn, "Save")
 	h.waitFor("the save", func() bool { return closed })
-	want := app.Settings{Theme: app.ThemeDark, IdleTimeout: 42 * time.Second, Notify: false}
+	want := app.Settings{Theme: app.ThemeDark, IdleTimeout: 42 * time.Second, Notify: false, KeepInTray: true}
 	if s := h.core.Settings(); s != want {
 		t.Errorf("core settings = %+v, want %+v", s, want)
 	}

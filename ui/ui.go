@@ -104,6 +104,7 @@ func newWindow(ctx context.Context, a fyne.App, core *app.Core, cfg Config, post
 	w.tasks = newTasksPanel(w.env)
 	w.console = newConsolePanel(w.env)
 	w.notify = newNotifier(w.env)
+	w.SetCloseIntercept(w.closeRequested) // after the tray's own (desktop.go)
 	w.approvals = newApprovalsUI(w.env, w.notify)
 	w.calls = newCallManager(w.env, w.approvals)
 	w.sideTabs = container.NewAppTabs(
