@@ -38,7 +38,7 @@ type notifier struct {
 	send                              func(*fyne.Notification)
 	setTray                           func(*fyne.Menu) // nil when the driver has no system tray
 	setTrayIcon                       func(fyne.Resource)
-	trayIcon                          fyne.Resource // the app's icon, badged for the tray
+	trayIcon                          fyne.Resource   // the app's icon, badged for the tray
 	trayBadge                         int             // the count last drawn on the tray icon
 	notified                          map[string]bool // realtime approvals already notified
 	menu                              *fyne.Menu

@@ -42,9 +42,12 @@ const (
 	MaxMessage = 64 << 10
 	// MaxArgs is the most arguments one request may carry.
 	MaxArgs = 64
-	// IOTimeout bounds reading a request and writing its reply, and a
-	// client's whole exchange.
+	// IOTimeout bounds reading a request and writing its reply.
 	IOTimeout = 5 * time.Second
+	// ReplyTimeout bounds a client's whole exchange: the running instance
+	// answers once its window did what was asked, which takes a few frames
+	// of a busy UI.
+	ReplyTimeout = 30 * time.Second
 	// maxConns is how many connections are served at once; more wait.
 	maxConns = 4
 )
@@ -258,7 +261,7 @@ func writeReply(w io.Writer, r Reply) {
 
 // Send hands req to the instance listening at path and returns its result.
 func Send(ctx context.Context, path string, req Request) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, IOTimeout)
+	ctx, cancel := context.WithTimeout(ctx, ReplyTimeout)
 	defer cancel()
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", path)
