@@ -31,6 +31,9 @@ packages=(
 	# recordings (scripts/gen-voice-testdata.sh, e2e/testdata/speech.sh); the
 	# tests themselves use the committed files
 	espeak-ng sox
+	# the Debian package (scripts/deb.sh): dpkg-shlibdeps computes its
+	# Depends:, appstreamcli validates its AppStream metainfo
+	dpkg-dev appstream
 )
 
 say() { printf 'setup: %s\n' "$*"; }

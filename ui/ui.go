@@ -516,6 +516,10 @@ Agents that offer realtime sessions get a **Start call…** button. Before joini
 
 (On macOS use Cmd instead of Ctrl.)
 
+## Running in the background
+
+aimdesk runs once. Starting it again (from the menu, or by opening an aimdesk://add link) brings this window to the front; a link opens **Add agent** with the address filled in and its host shown, and nothing is added until you press Add. Closing the window keeps aimdesk in the system tray when your desktop has one, so approvals and finished tasks still show as notifications; the tray icon's red badge and the window title count the approvals waiting. **Quit** in the tray menu or the File menu ends aimdesk. Turn this off in Settings ("Keep running in the system tray"); without a tray, closing the window quits.
+
 ## Data
 
 Agents, conversations and tasks are kept on this computer only, in the database shown in Settings.`
