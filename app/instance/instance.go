@@ -46,8 +46,8 @@ const (
 	IOTimeout = 5 * time.Second
 	// ReplyTimeout bounds a client's whole exchange: the running instance
 	// answers once its window did what was asked, which takes a few frames
-	// of a busy UI.
-	ReplyTimeout = 30 * time.Second
+	// of a busy UI (seconds under Xvfb with the race detector on a loaded machine).
+	ReplyTimeout = 90 * time.Second
 	// maxConns is how many connections are served at once; more wait.
 	maxConns = 4
 )
