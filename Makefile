@@ -49,7 +49,7 @@ export FUZZTIME BENCH BENCHFLAGS
 PHASE := scripts/phase.sh
 APP := build/aimdesk
 
-.PHONY: help setup build demo vet gotest smoke callshot prejoinshot test generate lint bench voicebench videobench fuzz package clean distclean
+.PHONY: help setup build demo vet gotest smoke callshot prejoinshot test generate lint bench voicebench videobench fuzz package packagetest clean distclean
 
 help: ## list targets and variables
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-11s %s\n", $$1, $$2 }'
@@ -60,8 +60,11 @@ help: ## list targets and variables
 setup: ## install missing Debian packages, locale, livekit-server, Go modules
 	@$(PHASE) setup scripts/setup.sh
 
+# The commit `aimdesk --version` prints (the version comes from FyneApp.toml).
+COMMIT_LDFLAGS := -X main.commit=$(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+
 build: ## build build/aimdesk (a debug build: Fyne's thread checks stay on)
-	@$(PHASE) build $(GO) build $(BUILDFLAGS) -o $(APP) .
+	@$(PHASE) build $(GO) build $(BUILDFLAGS) -ldflags '$(COMMIT_LDFLAGS)' -o $(APP) .
 
 demo: ## set-up, build, open the app with the embedded reference agent
 	@$(MAKE) setup
@@ -84,13 +87,15 @@ prejoinshot: ## the pre-join screen on PipeWire virtual devices, real window und
 	@$(PHASE) prejoinshot $(APPENV) AIMDESK_PREJOIN_SCREENSHOT=build/screenshots/prejoin-devices.png $(GO) test ./ui/prejoinshot -run '^TestPrejoinDevicesScreenshot$$' -count=1
 
 # demo and test call their steps in order, so they stay in order under make -j.
-test: ## setup, vet, go test -race, the smoke test, the call and pre-join screenshots
+test: ## setup, vet, go test -race, smoke, call and pre-join screenshots, package, packagetest
 	@$(MAKE) setup
 	@$(MAKE) vet
 	@$(MAKE) gotest
 	@$(MAKE) smoke
 	@$(MAKE) callshot
 	@$(MAKE) prejoinshot
+	@$(MAKE) package
+	@$(MAKE) packagetest
 
 generate: ## regenerate app/a2a/a2apb from ../shared/a2a-spec/a2a.proto (pinned protoc plugins into bin/)
 	@scripts/generate.sh
@@ -110,8 +115,12 @@ videobench: setup ## video figures: PSNR of scaled+VP8 text, CPU of a 1080p15 sh
 fuzz: setup ## run every fuzz target for FUZZTIME each
 	@$(PHASE) fuzz $(APPENV) scripts/fuzz.sh
 
-package: setup ## release build into build/aimdesk-VERSION-linux-ARCH.tar.xz
+package: setup ## release builds: build/aimdesk-VERSION-linux-ARCH.tar.xz and build/aimdesk_VERSION_ARCH.deb
 	@$(PHASE) package scripts/package.sh
+	@$(PHASE) deb scripts/deb.sh
+
+packagetest: ## install build/aimdesk_VERSION_ARCH.deb here (root), run --version and card, purge it
+	@$(PHASE) packagetest scripts/packagetest.sh
 
 clean: ## remove build outputs (build/)
 	rm -rf build

@@ -23,6 +23,8 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/cli"
 	"aimdesk/app/devagent"
+	"aimdesk/app/initlog"
+	"aimdesk/app/instance"
 	"aimdesk/app/store"
 	"aimdesk/assets"
 	"aimdesk/media/mediacli"
@@ -42,34 +44,38 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && cli.IsCommand(args[0]) {
+		initlog.Release(stderr, false)
 		return cli.Run(ctx, args, stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "devices" {
+		initlog.Release(stderr, false)
 		return mediacli.Run(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "a2ui" {
 		return a2uicli.Run(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "help" {
+		initlog.Release(stderr, false)
 		fmt.Fprint(stdout, usage())
 		return 0
 	}
-	fs := flag.NewFlagSet("aimdesk", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage())
-		fs.PrintDefaults()
-	}
-	demo := fs.Bool("demo", false, "start with the embedded reference agent already added")
-	dataPath := fs.String("data", "", "the local history database (default: in your config folder)")
-	send := fs.String("send", "", "after start-up, send this text to the first agent in a new conversation")
-	if err := fs.Parse(args); err != nil {
+	opts, err := parseLaunch(args, stderr)
+	if err != nil {
+		initlog.Release(stderr, false)
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		fmt.Fprintf(stderr, "aimdesk: %v\n", err)
 		return 2
 	}
-	path := *dataPath
+	if opts.version {
+		initlog.Release(stderr, false)
+		fmt.Fprintln(stdout, versionLine())
+		return 0
+	}
+	initlog.Release(stderr, true)
+	demo, send := &opts.demo, &opts.send
+	path := opts.data
 	if path == "" {
 		p, err := store.DefaultPath()
 		if err != nil {
@@ -77,6 +83,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		path = p
+	}
+	// One instance per history: a later launch hands its arguments to the
+	// running one, which raises its window, and exits.
+	var inst *instance.Listener
+	if sock, err := instance.SocketPath(os.Getenv("XDG_RUNTIME_DIR"), path); err == nil {
+		l, err := instance.Listen(ctx, sock)
+		switch {
+		case errors.Is(err, instance.ErrRunning):
+			res, err := instance.Send(ctx, sock, instance.Request{Args: args})
+			if err != nil {
+				fmt.Fprintf(stderr, "aimdesk: %v\n", err)
+				return 1
+			}
+			fmt.Fprintf(stdout, "aimdesk is already running: %s\n", res)
+			return 0
+		case err != nil:
+			fmt.Fprintf(stderr, "aimdesk: single instance off: %v\n", err)
+		default:
+			inst = l
+			defer inst.Close()
+		}
 	}
 	var cfg app.Config
 	md, err := ui.A2UIMessageMetadata()
@@ -140,6 +167,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		w := ui.New(ctx, a, c, wcfg)
 		w.Show()
+		if opts.agentURL != "" {
+			w.HandleLaunch(ui.Launch{AddAgentURL: opts.agentURL})
+		}
+		if inst != nil {
+			go serveLaunches(ctx, inst, w, stderr)
+		}
 		return nil
 	}
 	_ = start()

@@ -28,11 +28,18 @@ type Settings struct {
 	// each call's final text in the conversation; the call's pre-join
 	// screen can override it for one call. Off by default.
 	KeepCallTranscripts bool
+	// KeepInTray keeps aimdesk running in the system tray when its window
+	// is closed, where a tray is available (approvals and finished tasks
+	// still notify); false makes closing the window quit.
+	KeepInTray bool
+	// TrayNoticeShown records that the one-time "still running in the
+	// tray" notice was shown.
+	TrayNoticeShown bool
 }
 
 // DefaultSettings are the settings of a new install.
 func DefaultSettings() Settings {
-	return Settings{Theme: ThemeSystem, IdleTimeout: 60 * time.Second, Notify: true}
+	return Settings{Theme: ThemeSystem, IdleTimeout: 60 * time.Second, Notify: true, KeepInTray: true}
 }
 
 const (
@@ -40,6 +47,8 @@ const (
 	keyIdleTimeout         = "idle_timeout_ms"
 	keyNotify              = "notify"
 	keyKeepCallTranscripts = "keep_call_transcripts"
+	keyKeepInTray          = "keep_in_tray"
+	keyTrayNotice          = "tray_notice_shown"
 )
 
 func (c *Core) loadSettings(ctx context.Context) error {
@@ -59,6 +68,12 @@ func (c *Core) loadSettings(ctx context.Context) error {
 	}
 	if v, ok, _ := c.st.Setting(ctx, keyKeepCallTranscripts); ok {
 		s.KeepCallTranscripts = v == "true"
+	}
+	if v, ok, _ := c.st.Setting(ctx, keyKeepInTray); ok {
+		s.KeepInTray = v != "false"
+	}
+	if v, ok, _ := c.st.Setting(ctx, keyTrayNotice); ok {
+		s.TrayNoticeShown = v == "true"
 	}
 	c.mu.Lock()
 	c.settings = s
@@ -80,6 +95,7 @@ func (c *Core) SetSettings(ctx context.Context, s Settings) error {
 	}
 	for k, v := range map[string]string{keyTheme: string(s.Theme), keyIdleTimeout: strconv.FormatInt(s.IdleTimeout.Milliseconds(), 10), keyNotify: strconv.FormatBool(s.Notify),
 		keyKeepCallTranscripts: strconv.FormatBool(s.KeepCallTranscripts),
+		keyKeepInTray:          strconv.FormatBool(s.KeepInTray), keyTrayNotice: strconv.FormatBool(s.TrayNoticeShown),
 	} {
 		if err := c.st.PutSetting(ctx, k, v); err != nil {
 			return fmt.Errorf("app: save settings: %w", err)

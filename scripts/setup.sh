@@ -39,6 +39,9 @@ packages=(
 	# protoc and the protobuf well-known types, only for `make generate`
 	# (app/a2a/a2apb from the A2A proto; the generated code is committed)
 	protobuf-compiler libprotobuf-dev
+	# the Debian package (scripts/deb.sh): dpkg-shlibdeps computes its
+	# Depends:, appstreamcli validates its AppStream metainfo
+	dpkg-dev appstream
 )
 
 say() { printf 'setup: %s\n' "$*"; }

@@ -359,8 +359,16 @@ func agentErrorText(err error) string {
 }
 
 // showAddAgent opens the add agent dialog.
-func (w *Window) showAddAgent() {
-	f := newAgentForm(w, "", false)
+func (w *Window) showAddAgent() { w.showAddAgentURL("") }
+
+// showAddAgentURL opens the add agent dialog with u filled in (from a
+// link or the command line: its host is shown too) and returns the address
+// the dialog shows.
+func (w *Window) showAddAgentURL(u string) string {
+	f := newAgentForm(w, u, false)
+	if u != "" {
+		f.content.Objects = append([]fyne.CanvasObject{newAddAgentHostLabel(u)}, f.content.Objects...)
+	}
 	var d *dialog.CustomDialog
 	var cancel context.CancelFunc
 	addBtn := widget.NewButtonWithIcon("Add", theme.ConfirmIcon(), nil)
@@ -411,6 +419,7 @@ func (w *Window) showAddAgent() {
 	d.Resize(fyne.NewSize(480, 300))
 	w.showDialog(d)
 	w.Canvas().Focus(f.url)
+	return f.url.Text
 }
 
 // upsertAgent adds or replaces a in list (the Agents event may come after

@@ -176,6 +176,9 @@ func (a *approvalsUI) OnEvent(ev app.Event) {
 		}
 	}
 	a.setPending(n)
+	if a.notify != nil {
+		a.notify.approvalsChanged(a.list)
+	}
 	if a.dlg != nil {
 		a.dlg.onApprovals()
 	}

@@ -28,20 +28,25 @@ type notifier struct {
 	onShowApprovals func()
 
 	focused bool
-	unread  int // attention notices while in the background
-	pending int // approvals waiting, from SetPendingApprovals
+	hidden  bool // the window is closed to the tray
+	unread  int  // attention notices while in the background
+	pending int  // approvals waiting, from SetPendingApprovals
 	notify  bool
 	title   string // the window title without the badge
 	shown   string // the title last set
 
 	send                              func(*fyne.Notification)
 	setTray                           func(*fyne.Menu) // nil when the driver has no system tray
+	setTrayIcon                       func(fyne.Resource)
+	trayIcon                          fyne.Resource   // the app's icon, badged for the tray
+	trayBadge                         int             // the count last drawn on the tray icon
+	notified                          map[string]bool // realtime approvals already notified
 	menu                              *fyne.Menu
 	showItem, approvalsItem, quitItem *fyne.MenuItem
 	trayLabels                        string // labels last given to the tray
 }
 
-var notifyBadgeRE = regexp.MustCompile(` \(\d+\)$`)
+var notifyBadgeRE = regexp.MustCompile(`( — \d+ approvals? waiting)?( \(\d+\))?$`)
 
 // newNotifier hooks into the app's lifecycle and sets up the system tray
 // when the driver has one. It assumes the window is in front until told
@@ -89,6 +94,8 @@ func newNotifier(env *uiEnv) *notifier {
 	n.menu = fyne.NewMenu(n.title, n.showItem, n.approvalsItem, fyne.NewMenuItemSeparator(), n.quitItem)
 	if d, ok := env.app.(desktop.App); ok && sessionBusReachable() {
 		n.setTray = d.SetSystemTrayMenu
+		n.setTrayIcon = d.SetSystemTrayIcon
+		n.trayIcon = env.app.Icon()
 		n.refresh()
 		if env.win != nil {
 			d.SetSystemTrayWindow(env.win)
@@ -106,12 +113,41 @@ func (n *notifier) OnEvent(ev app.Event) {
 		n.notify = ev.Settings.Notify
 	}
 	no := ev.Notice
-	if no == nil || !no.Attention || n.focused {
+	if no == nil || !no.Attention || !n.background() {
 		return
 	}
 	n.unread++
+	n.sendNotification(no.Text)
+	n.refresh()
+}
+
+// background reports whether the user is not looking at the window.
+func (n *notifier) background() bool { return !n.focused || n.hidden }
+
+// sendNotification raises a desktop notification when they are on.
+func (n *notifier) sendNotification(text string) {
 	if n.notify && n.send != nil {
-		n.send(fyne.NewNotification(n.title, no.Text))
+		n.send(fyne.NewNotification(n.title, text))
+	}
+}
+
+// ApprovalArrived tells the user about a new approval request that does
+// not come with a task notice (a realtime session's tool call) when the
+// window is in the background.
+func (n *notifier) ApprovalArrived(text string) {
+	if !n.background() {
+		return
+	}
+	n.unread++
+	n.sendNotification(text)
+	n.refresh()
+}
+
+// setHidden records that the window was closed to the tray or shown again.
+func (n *notifier) setHidden(h bool) {
+	n.hidden = h
+	if !h {
+		n.unread = 0
 	}
 	n.refresh()
 }
@@ -135,16 +171,26 @@ func (n *notifier) showWindow() {
 		n.env.win.Show()
 		n.env.win.RequestFocus()
 	}
+	n.setHidden(false)
 }
 
-// refresh puts the count in the title and the tray menu.
+// refresh puts the counts in the title ("aimdesk — 2 approvals waiting
+// (3)": approvals, then unread notices), the tray menu and the tray icon's
+// badge.
 func (n *notifier) refresh() {
 	title := n.title
 	show := "Show " + n.title
+	switch {
+	case n.pending == 1:
+		title += " — 1 approval waiting"
+	case n.pending > 1:
+		title += fmt.Sprintf(" — %d approvals waiting", n.pending)
+	}
 	if n.unread > 0 {
-		title = fmt.Sprintf("%s (%d)", n.title, n.unread)
+		title = fmt.Sprintf("%s (%d)", title, n.unread)
 		show = fmt.Sprintf("Show %s (%d new)", n.title, n.unread)
 	}
+	n.refreshTrayIcon()
 	if n.env.win != nil && title != n.shown {
 		n.shown = title
 		n.env.win.SetTitle(title)

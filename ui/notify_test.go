@@ -104,7 +104,7 @@ func TestNotifierTrayMenuAndBadge(t *testing.T) {
 	if got := labels(); !slices.Equal(got, want) {
 		t.Errorf("menu = %q, want %q", got, want)
 	}
-	if h.win.Title() != "aimdesk (2)" {
+	if h.win.Title() != "aimdesk — 4 approvals waiting (2)" {
 		t.Errorf("title = %q", h.win.Title())
 	}
 	if !n.quitItem.IsQuit {

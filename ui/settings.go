@@ -128,6 +128,7 @@ type settingsForm struct {
 	idleEntry   *widget.Entry
 	notifyCheck *widget.Check
 	keepCheck   *widget.Check
+	trayCheck   *widget.Check
 	pathLabel   *widget.Label
 	copyPathBtn *widget.Button
 	clearBtn    *widget.Button
@@ -180,6 +181,8 @@ func newSettingsForm(env *uiEnv) *settingsForm {
 	f.notifyCheck.SetChecked(f.orig.Notify)
 	f.keepCheck = widget.NewCheck("Keep call transcripts in the conversation", nil)
 	f.keepCheck.SetChecked(f.orig.KeepCallTranscripts)
+	f.trayCheck = widget.NewCheck("Keep running in the system tray when the window is closed", nil)
+	f.trayCheck.SetChecked(f.orig.KeepInTray)
 
 	f.pathLabel = widget.NewLabel(env.core.DataPath())
 	f.pathLabel.Wrapping = fyne.TextWrapBreak
@@ -213,7 +216,7 @@ func newSettingsForm(env *uiEnv) *settingsForm {
 	form := widget.NewForm(
 		widget.NewFormItem("Theme", f.themeRadio),
 		widget.NewFormItem("Idle timeout (seconds)", container.NewVBox(f.idleEntry, idleHelp)),
-		widget.NewFormItem("Notifications", container.NewVBox(f.notifyCheck, notifyHelp)),
+		widget.NewFormItem("Notifications", container.NewVBox(f.notifyCheck, notifyHelp, f.trayCheck)),
 		widget.NewFormItem("Calls", container.NewVBox(f.keepCheck, keepHelp)),
 	)
 	dataHead := widget.NewLabel("Your local data")
@@ -253,7 +256,7 @@ func (f *settingsForm) values() (app.Settings, error) {
 	}
 	s := f.orig // settings this form does not show keep their values
 	s.Theme, s.IdleTimeout, s.Notify = settingsThemeOf(f.themeRadio.Selected), idle, f.notifyCheck.Checked
-	s.KeepCallTranscripts = f.keepCheck.Checked
+	s.KeepCallTranscripts, s.KeepInTray = f.keepCheck.Checked, f.trayCheck.Checked
 	return s, nil
 }
 
@@ -355,6 +358,7 @@ func (f *settingsForm) clear() {
 			f.idleEntry.SetText(strconv.FormatInt(int64(s.IdleTimeout/time.Second), 10))
 			f.notifyCheck.SetChecked(s.Notify)
 			f.keepCheck.SetChecked(s.KeepCallTranscripts)
+			f.trayCheck.SetChecked(s.KeepInTray)
 			f.showStatus("Local data cleared. Settings are back to their defaults.", widget.SuccessImportance)
 		})
 	}()

@@ -128,7 +128,7 @@ func TestSettingsSaveAndPersist(t *testing.T) {
 	test.Tap(f.keepCheck)
 	opsTap(t, f.saveBtn, "Save")
 	h.waitFor("the save", func() bool { return closed })
-	want := app.Settings{Theme: app.ThemeDark, IdleTimeout: 42 * time.Second, Notify: false, KeepCallTranscripts: true}
+	want := app.Settings{Theme: app.ThemeDark, IdleTimeout: 42 * time.Second, Notify: false, KeepCallTranscripts: true, KeepInTray: true}
 	if s := h.core.Settings(); s != want {
 		t.Errorf("core settings = %+v, want %+v", s, want)
 	}

@@ -105,6 +105,7 @@ func newWindow(ctx context.Context, a fyne.App, core *app.Core, cfg Config, post
 	w.tasks = newTasksPanel(w.env)
 	w.console = newConsolePanel(w.env)
 	w.notify = newNotifier(w.env)
+	w.SetCloseIntercept(w.closeRequested) // after the tray's own (desktop.go)
 	w.approvals = newApprovalsUI(w.env, w.notify)
 	w.calls = newCallWindows(w.env, w.approvals)
 	w.sideTabs = container.NewAppTabs(
@@ -510,6 +511,10 @@ When the agent shows video (an avatar, a diagram), it plays in **The agent's vid
 - Escape: close a dialog
 
 (On macOS use Cmd instead of Ctrl.)
+
+## Running in the background
+
+aimdesk runs once. Starting it again (from the menu, or by opening an aimdesk://add link) brings this window to the front; a link opens **Add agent** with the address filled in and its host shown, and nothing is added until you press Add. Closing the window keeps aimdesk in the system tray when your desktop has one, so approvals and finished tasks still show as notifications; the tray icon's red badge and the window title count the approvals waiting. **Quit** in the tray menu or the File menu ends aimdesk. Turn this off in Settings ("Keep running in the system tray"); without a tray, closing the window quits.
 
 ## Data
 
