@@ -25,6 +25,8 @@ type ackMeter struct {
 	mu   sync.Mutex
 	sent [1 << 12]sentPacket // by transport-wide sequence number mod 4096
 
+	clock func() time.Time // nil: time.Now (tests set departures)
+
 	cap     float64 // bit/s; 0 = no cap
 	capAt   time.Time
 	reports uint64
@@ -61,11 +63,18 @@ func (a *ackMeter) recorder(info *interceptor.StreamInfo, w interceptor.RTPWrite
 		var ext rtp.TransportCCExtension
 		if b := h.GetExtension(id); b != nil && ext.Unmarshal(b) == nil {
 			a.mu.Lock()
-			a.sent[ext.TransportSequence%uint16(len(a.sent))] = sentPacket{seq: ext.TransportSequence, size: h.MarshalSize() + len(payload), at: time.Now(), ok: true}
+			a.sent[ext.TransportSequence%uint16(len(a.sent))] = sentPacket{seq: ext.TransportSequence, size: h.MarshalSize() + len(payload), at: a.now(), ok: true}
 			a.mu.Unlock()
 		}
 		return w.Write(h, payload, attrs)
 	})
+}
+
+func (a *ackMeter) now() time.Time {
+	if a.clock != nil {
+		return a.clock()
+	}
+	return time.Now()
 }
 
 // statuses expands the packet status chunks of fb.
