@@ -77,8 +77,8 @@ func TestLadder(t *testing.T) {
 			{200_000, 0, Video{BitRate: 200_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5}},
 			{70_000, time.Second, Video{BitRate: 70_000, MaxWidth: 1280, MaxHeight: 720, FPS: 3}},
 			{40_000, 2 * time.Second, Video{BitRate: 40_000, MaxWidth: 960, MaxHeight: 540, FPS: 2}},
-			{200_000, 3 * time.Second, Video{BitRate: 200_000, MaxWidth: 960, MaxHeight: 540, FPS: 2}}, // high, but not for long yet
-			{200_000, 8 * time.Second, Video{BitRate: 200_000, MaxWidth: 1280, MaxHeight: 720, FPS: 3}}, // one step up
+			{200_000, 3 * time.Second, Video{BitRate: 200_000, MaxWidth: 960, MaxHeight: 540, FPS: 2}},   // high, but not for long yet
+			{200_000, 8 * time.Second, Video{BitRate: 200_000, MaxWidth: 1280, MaxHeight: 720, FPS: 3}},  // one step up
 			{110_000, 14 * time.Second, Video{BitRate: 110_000, MaxWidth: 1280, MaxHeight: 720, FPS: 3}}, // 110k < 1.25 × 100k: stays
 			{600_000, 15 * time.Second, Video{BitRate: 600_000, MaxWidth: 1280, MaxHeight: 720, FPS: 3}},
 			{600_000, 20 * time.Second, Video{BitRate: 600_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5}},
