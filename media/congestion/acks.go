@@ -19,16 +19,19 @@ import (
 // take 2 s or more to follow a link that dropped from 1 Mbit/s to 300
 // kbit/s. A report with ≥ 10 % loss whose packets left faster than they
 // arrived (by 15 %) is a link carrying less than we send: the estimate is
-// capped at once at 90 % of the rate the report says arrived. The cap rises by 8 % a second (GCC's own multiplicative
-// increase) and is lifted when GCC's estimate falls under it.
+// capped at once at 90 % of the rate the report says arrived. The cap
+// rises by 8 % a second (GCC's own multiplicative increase) back to that
+// rate, then by 2 % a second, and is lifted when GCC's estimate falls
+// under it.
 type ackMeter struct {
 	mu   sync.Mutex
 	sent [1 << 12]sentPacket // by transport-wide sequence number mod 4096
 
 	clock func() time.Time // nil: time.Now (tests set departures)
 
-	cap     float64 // bit/s; 0 = no cap
+	cap     float64 // bit/s at capAt; 0 = no cap
 	capAt   time.Time
+	carried float64 // the arrival rate that set the cap (bit/s)
 	reports uint64
 	lossy   uint64
 }
@@ -44,7 +47,8 @@ const (
 	overload    = 1.15 // sent/arrived rate of a report that overloaded the link
 	lossyReport = 0.10
 	capShare    = 0.9
-	capGrowth   = 1.08 // per second
+	capGrowth   = 1.08 // per second, up to what the link carried
+	probeGrowth = 1.02 // per second above it
 )
 
 // recorder wraps w to remember the size of each packet by its transport-
@@ -165,16 +169,25 @@ func (a *ackMeter) feedback(fb *rtcp.TransportLayerCC, now time.Time) {
 		return
 	}
 	if c := a.current(now); c == 0 || capShare*rate < c {
-		a.cap, a.capAt = capShare*rate, now
+		a.cap, a.capAt, a.carried = capShare*rate, now, rate
 	}
 }
 
-// current is the cap at now (0: none).
+// current is the cap at now (0: none): from 90 % of what the link
+// carried it rises 8 %/s back to that rate, then 2 %/s (it probes the
+// link slowly where it lost packets before: with a short bottleneck queue
+// every overshoot costs video packets, often a keyframe).
 func (a *ackMeter) current(now time.Time) float64 {
 	if a.cap == 0 {
 		return 0
 	}
-	return a.cap * math.Pow(capGrowth, now.Sub(a.capAt).Seconds())
+	t := now.Sub(a.capAt).Seconds()
+	c := a.cap * math.Pow(capGrowth, t)
+	if c <= a.carried {
+		return c
+	}
+	toCarried := math.Log(a.carried/a.cap) / math.Log(capGrowth)
+	return a.carried * math.Pow(probeGrowth, t-toCarried)
 }
 
 // limit applies the cap to GCC's estimate (and lifts the cap once the
