@@ -102,7 +102,7 @@ func (c *Call) adaptVideo() {
 		c.ccKeyAt = now
 		for _, v := range []*videoOut{c.screen, c.camera} {
 			if v != nil {
-				v.pub.RequestKeyFrame()
+				v.pub.RequestKeyFrameLimited()
 			}
 		}
 	}

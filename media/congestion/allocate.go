@@ -59,18 +59,18 @@ type step struct {
 	FPS                 float64
 }
 
-// ladder: the frame rate goes first (a screen is mostly still text, and
-// the size keeps it readable); the size drops only when almost nothing is
-// left. A size change restarts the encoder, whose first keyframe is large
-// (measured 25–37 KB for the test screen at 960×540 or 640×360, seconds
-// at such rates) while a keyframe asked of a running encoder at 60–130
-// kbit/s was 7–11 KB at 1280×720: at low rates a smaller size freezes
-// the picture longer than it saves.
+// ladder: the frame rate goes down (a screen is mostly still text); the
+// size only down to 1280×720 (a 1080p keyframe is about twice as large),
+// never below: a size change restarts mediadevices' VP8 encoder, whose
+// first keyframe is large whatever the target (measured 25–60 KB for the
+// test screen at 960×540 and 640×360, against 7–14 KB for a keyframe
+// asked of a running encoder at 60–200 kbit/s at 1280×720), so at such
+// rates a smaller size freezes the picture for seconds instead of saving.
 var ladder = []step{
 	{MinBitRate: 300_000}, // the preset as it is
 	{MinBitRate: 100_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5},
 	{MinBitRate: 50_000, MaxWidth: 1280, MaxHeight: 720, FPS: 3},
-	{MinBitRate: 0, MaxWidth: 960, MaxHeight: 540, FPS: 2},
+	{MinBitRate: 0, MaxWidth: 1280, MaxHeight: 720, FPS: 2},
 }
 
 // Up-steps wait for the budget to exceed the step's floor by upMargin for

@@ -182,6 +182,11 @@ func (p *Publisher) onRTCP(pkt rtcp.Packet) {
 	}
 }
 
+// RequestKeyFrameLimited asks for a keyframe under the same rate limit as
+// the receivers' PLI/FIR (congestion control uses it: a keyframe that
+// replaced a half-sent one would never arrive).
+func (p *Publisher) RequestKeyFrameLimited() { p.requestKeyFrameLimited(time.Now()) }
+
 // requestKeyFrameLimited forces a keyframe unless one was forced less
 // than kfGap ago; then one keyframe is forced when the gap ends, for all
 // the requests inside it (each counted as suppressed).
