@@ -327,4 +327,11 @@ func TestAckMeterCapsOnOverload(t *testing.T) {
 	if got := a.limit(1_000_000, now); got != 1_000_000 {
 		t.Errorf("loss without overload capped the estimate at %d", got)
 	}
+	// what arrived is a lower bound of the link for 5 s
+	if got := a.limit(100_000, now.Add(time.Second)); got < 250_000 || got > 260_000 {
+		t.Errorf("GCC at 100 kbit/s a second after 300 kbit/s arrived: estimate %d, want 85 %% of 300 kbit/s", got)
+	}
+	if got := a.limit(100_000, now.Add(6*time.Second)); got != 100_000 {
+		t.Errorf("6 s later: estimate %d, want GCC's", got)
+	}
 }
