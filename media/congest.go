@@ -95,13 +95,14 @@ func (c *Call) adaptVideo() {
 	// when a feedback report said the link lost ≥ 10 % (the receiver is
 	// probably missing a frame): a keyframe at the new rate replaces the
 	// queue sooner (the pacer drops what it makes useless) than the
-	// receiver's keyframe request would
+	// receiver's keyframe request would; only when the last keyframe was
+	// well smaller than the queue (else the keyframe takes longer)
 	lossy := st.LossyReports > c.ccLossy
 	c.ccLossy = st.LossyReports
 	if (st.QueueDelay > staleQueue || (lossy && st.QueueDelay > holdQueue)) && now.Sub(c.ccKeyAt) > 2*staleQueue {
 		c.ccKeyAt = now
 		for _, v := range []*videoOut{c.screen, c.camera} {
-			if v != nil {
+			if v != nil && st.Queued > 2*v.pub.LastKeyFrameSize() {
 				v.pub.RequestKeyFrameLimited()
 			}
 		}

@@ -355,6 +355,10 @@ func (p *Publisher) pump() {
 						p.keyframes.Add(1)
 						p.lastKeyBytes.Store(int64(len(buf.Data)))
 						p.kfWanted.Store(false)
+						// the gap to the next forced keyframe counts from this one
+						p.kfMu.Lock()
+						p.lastForced = time.Now()
+						p.kfMu.Unlock()
 					}
 				}
 			}
