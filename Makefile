@@ -77,8 +77,8 @@ gotest: ## go test -race ./... (GOTESTFLAGS, TEST_TIMEOUT)
 smoke: build ## run build/aimdesk --demo under Xvfb, screenshot to build/screenshots/
 	@$(PHASE) smoke env SMOKE_LANG=$(APP_LANG) scripts/smoke.sh $(APP)
 
-callshot: ## a live call (reference agent, livekit-server, media engine, Xvfb) to build/screenshots/call.png
-	@$(PHASE) callshot $(APPENV) AIMDESK_CALL_SCREENSHOT=build/screenshots/call.png $(GO) test ./ui -run '^TestCallScreenshot$$' -count=1
+callshot: ## a live call (reference agent, livekit-server, media engine, Xvfb) to build/screenshots/call.png, and in a real window with the screen shared and the agent's video to call-window.png
+	@$(PHASE) callshot $(APPENV) AIMDESK_CALL_SCREENSHOT=build/screenshots/call.png AIMDESK_CALL_WINDOW_SCREENSHOT=build/screenshots/call-window.png $(GO) test ./ui/callwin -run '^(TestCallScreenshot|TestCallWindowScreenshot)$$' -count=1
 
 prejoinshot: ## the pre-join screen on PipeWire virtual devices, real window under Xvfb, to build/screenshots/prejoin-devices.png
 	@$(PHASE) prejoinshot $(APPENV) AIMDESK_PREJOIN_SCREENSHOT=build/screenshots/prejoin-devices.png $(GO) test ./ui/prejoinshot -run '^TestPrejoinDevicesScreenshot$$' -count=1

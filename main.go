@@ -2,7 +2,7 @@
 // agent-drawn interfaces (A2UI), approvals and realtime sessions.
 //
 // Without a subcommand it opens the desktop app; with one of the CLI
-// subcommands (card, send, tasks, get, cancel, subscribe, devagent, devices) it runs
+// subcommands (card, send, tasks, get, cancel, subscribe, devagent, devices, a2ui) it runs
 // that command and exits. main only parses flags and wires packages together.
 package main
 
@@ -27,6 +27,7 @@ import (
 	"aimdesk/assets"
 	"aimdesk/media/mediacli"
 	"aimdesk/ui"
+	"aimdesk/ui/a2uicli"
 )
 
 // appID must equal ID in FyneApp.toml so preferences work in a plain go build.
@@ -45,6 +46,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "devices" {
 		return mediacli.Run(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "a2ui" {
+		return a2uicli.Run(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "help" {
 		fmt.Fprint(stdout, usage())
@@ -151,7 +155,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // import, added.
 func usage() string {
 	u := cli.Usage()
-	line := "       aimdesk " + mediacli.Usage + "\n"
+	line := "       aimdesk " + mediacli.Usage + "\n" +
+		"       aimdesk " + a2uicli.Usage + "\n"
 	if i := strings.Index(u, "common flags:"); i >= 0 {
 		return u[:i] + line + u[i:]
 	}

@@ -95,6 +95,35 @@ func (c *Core) DeleteConversation(ctx context.Context, id string) error {
 	return nil
 }
 
+// Conversation returns one conversation (ErrUnknownConversation when there
+// is none with that id).
+func (c *Core) Conversation(ctx context.Context, id string) (Conversation, error) {
+	cs, err := c.conv(ctx, id)
+	if err != nil {
+		return Conversation{}, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return convFromStore(cs.rec), nil
+}
+
+// AdoptContext gives a conversation that has no A2A context yet the one an
+// agent chose elsewhere (a call started from it), so what follows in the
+// chat continues that context. A conversation that has one keeps it.
+func (c *Core) AdoptContext(ctx context.Context, convID, contextID string) error {
+	cs, err := c.conv(ctx, convID)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	has := cs.rec.ContextID != ""
+	c.mu.Unlock()
+	if !has && contextID != "" {
+		c.setContextID(ctx, convID, contextID)
+	}
+	return nil
+}
+
 func (c *Core) conv(ctx context.Context, id string) (*convState, error) {
 	c.mu.Lock()
 	cs := c.convs[id]

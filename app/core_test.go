@@ -409,7 +409,10 @@ func TestListTasksPaging(t *testing.T) {
 func TestSettingsPersist(t *testing.T) {
 	f := newFixture(t, devagent.Hooks{})
 	s := f.core.Settings()
-	s.Theme, s.IdleTimeout, s.Notify = app.ThemeDark, 5*time.Second, false
+	if s.KeepCallTranscripts {
+		t.Fatal("call transcripts are kept by default")
+	}
+	s.Theme, s.IdleTimeout, s.Notify, s.KeepCallTranscripts = app.ThemeDark, 5*time.Second, false, true
 	if err := f.core.SetSettings(f.ctx, s); err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +424,7 @@ func TestSettingsPersist(t *testing.T) {
 	f.core.Close()
 	f.start()
 	got := f.core.Settings()
-	if got.Theme != app.ThemeDark || got.IdleTimeout != 5*time.Second || got.Notify {
+	if got.Theme != app.ThemeDark || got.IdleTimeout != 5*time.Second || got.Notify || !got.KeepCallTranscripts {
 		t.Fatalf("settings after restart: %+v", got)
 	}
 }

@@ -38,7 +38,11 @@ type Message struct {
 	// carries a note with the path in the text itself.
 	FullTextPath string
 	TextCut      int64
-	CreatedAt    time.Time
+	// AnswerComplete: every artifact of the reply has ended its stream
+	// (lastChunk) though the task itself may still be working; the chat
+	// shows the answer as complete. Only set while the reply is live.
+	AnswerComplete bool
+	CreatedAt      time.Time
 }
 
 // Text is the message's text parts joined, for titles and search.
@@ -91,6 +95,8 @@ type reply struct {
 type artifactAcc struct {
 	id    string
 	parts []*partAcc
+	// done: the artifact's last chunk (lastChunk) has arrived.
+	done bool
 }
 
 // partAcc accumulates one part. A text part's chunks go into a
@@ -122,6 +128,7 @@ func (r *reply) applyArtifact(u *a2a.TaskArtifactUpdateEvent) {
 		closePartSpills(a.parts)
 		a.parts = a.parts[:0]
 	}
+	a.done = u.LastChunk
 	// Adjacent text parts of one artifact are one document: a streamed
 	// answer arrives as many chunks (append) and a task read later holds
 	// them as many parts; both must read the same.
@@ -188,5 +195,9 @@ func (r *reply) snapshot() Message {
 	}
 	m.Parts = append(m.Parts, r.status...)
 	m.Parts = append(m.Parts, r.direct...)
+	m.AnswerComplete = len(r.artifacts) > 0
+	for _, a := range r.artifacts {
+		m.AnswerComplete = m.AnswerComplete && a.done
+	}
 	return m
 }

@@ -61,7 +61,7 @@ func (c *Core) RealtimeClient(agentID string) (*aim.RealtimeClient, error) {
 	if !aim.SupportsRealtime(card) || client.Interface.ProtocolVersion == a2a.Version03 {
 		return nil, aim.ErrNotRealtime
 	}
-	return &aim.RealtimeClient{A2A: client}, nil
+	return &aim.RealtimeClient{A2A: client, TranscriptHistory: aim.KeepsTranscripts(card)}, nil
 }
 
 func realtimeApprovalID(sessionID, operationID string, r *aim.Requirement) string {

@@ -24,6 +24,10 @@ type Settings struct {
 	IdleTimeout time.Duration
 	// Notify enables desktop notifications.
 	Notify bool
+	// KeepCallTranscripts asks agents that can (transcriptHistory) to keep
+	// each call's final text in the conversation; the call's pre-join
+	// screen can override it for one call. Off by default.
+	KeepCallTranscripts bool
 }
 
 // DefaultSettings are the settings of a new install.
@@ -32,9 +36,10 @@ func DefaultSettings() Settings {
 }
 
 const (
-	keyTheme       = "theme"
-	keyIdleTimeout = "idle_timeout_ms"
-	keyNotify      = "notify"
+	keyTheme               = "theme"
+	keyIdleTimeout         = "idle_timeout_ms"
+	keyNotify              = "notify"
+	keyKeepCallTranscripts = "keep_call_transcripts"
 )
 
 func (c *Core) loadSettings(ctx context.Context) error {
@@ -51,6 +56,9 @@ func (c *Core) loadSettings(ctx context.Context) error {
 	}
 	if v, ok, _ := c.st.Setting(ctx, keyNotify); ok {
 		s.Notify = v != "false"
+	}
+	if v, ok, _ := c.st.Setting(ctx, keyKeepCallTranscripts); ok {
+		s.KeepCallTranscripts = v == "true"
 	}
 	c.mu.Lock()
 	c.settings = s
@@ -70,7 +78,9 @@ func (c *Core) SetSettings(ctx context.Context, s Settings) error {
 	if s.IdleTimeout < time.Second {
 		return fmt.Errorf("app: the idle timeout must be at least one second")
 	}
-	for k, v := range map[string]string{keyTheme: string(s.Theme), keyIdleTimeout: strconv.FormatInt(s.IdleTimeout.Milliseconds(), 10), keyNotify: strconv.FormatBool(s.Notify)} {
+	for k, v := range map[string]string{keyTheme: string(s.Theme), keyIdleTimeout: strconv.FormatInt(s.IdleTimeout.Milliseconds(), 10), keyNotify: strconv.FormatBool(s.Notify),
+		keyKeepCallTranscripts: strconv.FormatBool(s.KeepCallTranscripts),
+	} {
 		if err := c.st.PutSetting(ctx, k, v); err != nil {
 			return fmt.Errorf("app: save settings: %w", err)
 		}

@@ -290,8 +290,8 @@ func (c *Core) SignIn(ctx context.Context, agentID string, req auth.SignInReques
 	return nil
 }
 
-// loadExtendedCard reads GetExtendedAgentCard when the card offers it and
-// puts it in place of the public card (in memory: the stored card stays
+// loadExtendedCard reads GetExtendedAgentCard when the card offers it (and
+// the agent is not an AIM agent) and puts it in place of the public card (in memory: the stored card stays
 // the public one). The interface in use is kept: credentials are bound to
 // its origin.
 func (c *Core) loadExtendedCard(ctx context.Context, agentID string) error {
@@ -301,11 +301,15 @@ func (c *Core) loadExtendedCard(ctx context.Context, agentID string) error {
 		c.mu.Unlock()
 		return nil
 	}
-	// The AIM request schema does not list GetExtendedAgentCard, so the
-	// AIM dialect's checks would refuse it; the card offers it, and it
-	// carries no user data: ask without those checks.
+	// AIM agents receive only the methods the AIM request schema defines,
+	// and it does not define GetExtendedAgentCard: their public card is
+	// the one used. (Reading it anyway would also let an extended card
+	// without the AIM extension switch the AIM checks off.)
+	if a.card.IsAIM() {
+		c.mu.Unlock()
+		return nil
+	}
 	client := c.newClient(agentID, a.card, a.iface, c.settings.IdleTimeout)
-	client.AIM = false
 	c.mu.Unlock()
 	ext, err := client.GetExtendedAgentCard(ctx)
 	if err != nil {

@@ -1,9 +1,11 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -11,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -19,15 +22,32 @@ import (
 	"aimdesk/app/auth"
 	"aimdesk/app/devagent"
 	"aimdesk/app/store"
+	"aimdesk/app/wireschema"
 )
 
 // TestCoreSignInWithAPIKey: the reference agent behind a gate that wants
 // an API key (declared in its card); the core signs in with a typed-in
-// key, reads the extended card, calls through the gate, and signs out
-// leaving no secret file. This machine has no keyring, so the core's
-// secret store is the encrypted file store.
+// key, calls through the gate, and signs out leaving no secret file. This
+// machine has no keyring, so the core's secret store is the encrypted file
+// store. The agent offers an extended card: as an AIM agent it is never
+// asked for it (the AIM schema does not define GetExtendedAgentCard) and
+// every request it gets passes the AIM request schema; with the AIM
+// extensions taken out of its card, the extended card replaces the public
+// one after sign-in.
 func TestCoreSignInWithAPIKey(t *testing.T) {
+	for _, aim := range []bool{true, false} {
+		t.Run(map[bool]string{true: "AIM agent", false: "plain A2A agent"}[aim], func(t *testing.T) { testSignInWithAPIKey(t, aim) })
+	}
+}
+
+func testSignInWithAPIKey(t *testing.T, aim bool) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the file store's key file
+	schemas, err := wireschema.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var methodsMu sync.Mutex
+	methods := map[string]int{}
 	const key = "k-0123456789abcdef-secret"
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -46,6 +66,10 @@ func TestCoreSignInWithAPIKey(t *testing.T) {
 			var card map[string]any
 			_ = json.NewDecoder(resp.Body).Decode(&card)
 			card["securitySchemes"] = map[string]any{"key": map[string]any{"apiKeySecurityScheme": map[string]any{"location": "header", "name": "X-API-Key"}}}
+			if !aim {
+				caps, _ := card["capabilities"].(map[string]any)
+				delete(caps, "extensions")
+			}
 			card["securityRequirements"] = []any{map[string]any{"schemes": map[string]any{"key": map[string]any{"list": []string{}}}}}
 			w.Header().Set("Content-Type", "application/json")
 			_ = json.NewEncoder(w).Encode(card)
@@ -58,6 +82,22 @@ func TestCoreSignInWithAPIKey(t *testing.T) {
 			return
 		}
 		keyed.Add(1)
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			var env struct {
+				Method string `json:"method"`
+			}
+			_ = json.Unmarshal(body, &env)
+			methodsMu.Lock()
+			methods[env.Method]++
+			methodsMu.Unlock()
+			if aim {
+				if err := schemas.AIMRequest(body); err != nil {
+					t.Errorf("a request to the AIM agent fails the AIM schema: %v\n%.400s", err, body)
+				}
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
 		httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
 	}))
 	defer gate.Close()
@@ -106,7 +146,14 @@ func TestCoreSignInWithAPIKey(t *testing.T) {
 		t.Fatal("still marked refused after signing in")
 	}
 	got, _ := core.Agent(agent.ID)
-	if got.Card == nil || got.Card.Name != ext.Name {
+	switch {
+	case got.Card == nil:
+		t.Fatal("no card")
+	case aim && got.Card.Name == ext.Name:
+		t.Errorf("an AIM agent's extended card was read")
+	case aim && !got.Card.IsAIM():
+		t.Errorf("the AIM agent's card in use is not AIM")
+	case !aim && got.Card.Name != ext.Name:
 		t.Errorf("the extended card did not replace the public one: %+v", got.Card)
 	}
 	if _, err := core.ListTasks(ctx, agent.ID, a2a.ListTasksRequest{}); err != nil {
@@ -137,7 +184,12 @@ func TestCoreSignInWithAPIKey(t *testing.T) {
 	if !errors.As(err, &he) || he.StatusCode != http.StatusUnauthorized || refused.Load() == before {
 		t.Errorf("after sign-out: %v", err)
 	}
-	if keyed.Load() < 2 {
-		t.Errorf("the gate saw the key %d times", keyed.Load())
+	if want := map[bool]int64{true: 1, false: 2}[aim]; keyed.Load() < want { // ListTasks (and GetExtendedAgentCard)
+		t.Errorf("the gate saw the key %d times, want %d", keyed.Load(), want)
+	}
+	methodsMu.Lock()
+	defer methodsMu.Unlock()
+	if n := methods["GetExtendedAgentCard"]; aim != (n == 0) {
+		t.Errorf("GetExtendedAgentCard called %d times (AIM agent: %v); methods %v", n, aim, methods)
 	}
 }

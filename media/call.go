@@ -79,6 +79,11 @@ type Call struct {
 	lastVoice  atomic.Int64 // unix nanos when remote audio was last audible
 	agentMeter audio.Meter
 
+	// remote video tracks being decoded (remotevideo.go), by track SID;
+	// written on the call goroutine, read by RemoteVideo's
+	vmu  sync.Mutex
+	vids map[string]*remoteVideo
+
 	screenW, screenH atomic.Int64
 	screenSrc        atomic.Pointer[video.Source] // for thumbnails
 
@@ -774,12 +779,19 @@ func (c *Call) reconnect(ctx context.Context) {
 // emits the participant list if it changed.
 func (c *Call) reconcile() {
 	seen := map[string]bool{}
+	vpubs := map[string]remoteVideoPub{}
 	var parts []Participant
 	if c.room != nil {
 		for _, rp := range c.room.GetRemoteParticipants() {
 			parts = append(parts, c.participant(rp))
 			for _, tp := range rp.TrackPublications() {
 				pub, ok := tp.(*lksdk.RemoteTrackPublication)
+				if ok && pub.Kind() == lksdk.TrackKindVideo {
+					if tr := pub.TrackRemote(); tr != nil {
+						vpubs[pub.SID()] = remoteVideoPub{track: tr, pub: pub, rp: rp}
+					}
+					continue
+				}
 				if !ok || pub.Kind() != lksdk.TrackKindAudio {
 					continue
 				}
@@ -812,6 +824,7 @@ func (c *Call) reconcile() {
 			c.closeRemote(sid, ra)
 		}
 	}
+	c.reconcileVideo(vpubs)
 	sort.Slice(parts, func(i, j int) bool { return parts[i].Identity < parts[j].Identity })
 	if parts == nil {
 		parts = []Participant{}
@@ -1253,6 +1266,7 @@ func (c *Call) teardown() {
 	for sid, ra := range c.subs {
 		c.closeRemote(sid, ra)
 	}
+	c.closeVideos()
 	c.teardownAudio()
 	ci := *c.st.Conn
 	ci.State, ci.Reason, ci.Attempt = ConnDisconnected, "left", 0

@@ -22,6 +22,8 @@ var (
 	ErrClosed = errors.New("media: closed")
 	// ErrNotConnected: the call is not connected to the room right now.
 	ErrNotConnected = errors.New("media: not connected")
+	// ErrUnknownTrack: the call receives no remote track of that SID.
+	ErrUnknownTrack = errors.New("media: no such remote track")
 )
 
 // errNoMic: the sound server has no microphone (only monitors, or nothing).

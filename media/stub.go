@@ -93,3 +93,12 @@ func (*Call) ScreenThumbnail(int) image.Image { return nil }
 
 // ScreenPreview returns ErrDisabled.
 func (*Call) ScreenPreview(context.Context, func(image.Image)) error { return ErrDisabled }
+
+// RemoteVideo returns ErrDisabled.
+func (*Call) RemoteVideo(context.Context, func(RemoteFrame)) error { return ErrDisabled }
+
+// ViewRemoteVideo returns ErrDisabled.
+func (*Call) ViewRemoteVideo(string, int, int) error { return ErrDisabled }
+
+// RemoteVideoStats returns nil.
+func (*Call) RemoteVideoStats() map[string]RemoteVideoStats { return nil }

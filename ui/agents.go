@@ -18,6 +18,7 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/a2a"
 	"aimdesk/app/aim"
+	"aimdesk/ui/uikit"
 )
 
 // a2uiExtensionPrefix starts the URIs of the A2UI extension's versions.
@@ -90,9 +91,7 @@ func newSidebar(w *Window) *sidebar {
 
 func (s *sidebar) Object() fyne.CanvasObject { return s.obj }
 
-func heading(text string) *widget.Label {
-	return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-}
+func heading(text string) *widget.Label { return uikit.Heading(text) }
 
 // newAgentRow is a row of the agent list: a status icon, the name and the
 // status in words.
@@ -538,17 +537,9 @@ func (d *agentDetails) show(a *app.Agent) {
 	d.w.post(func() { d.scroll.Refresh() })
 }
 
-func wrapLabel(text string) *widget.Label {
-	l := widget.NewLabel(text)
-	l.Wrapping = fyne.TextWrapWord
-	return l
-}
+func wrapLabel(text string) *widget.Label { return uikit.WrapLabel(text) }
 
-func lowLabel(text string) *widget.Label {
-	l := wrapLabel(text)
-	l.Importance = widget.LowImportance
-	return l
-}
+func lowLabel(text string) *widget.Label { return uikit.LowLabel(text) }
 
 func section(title string) fyne.CanvasObject {
 	return container.NewVBox(widget.NewSeparator(), heading(title))

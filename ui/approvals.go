@@ -57,17 +57,18 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/aim"
 	"aimdesk/app/trust"
+	"aimdesk/ui/uikit"
 )
 
 // Tuning of the approval dialog.
 const (
 	// approvalArmDelay is how long Approve stays inactive after a request
 	// is shown (and after the agent changed it).
-	approvalArmDelay = time.Second
+	approvalArmDelay = uikit.ArmDelay
 	// approvalConfirmWord must be typed to approve a high-risk request.
 	approvalConfirmWord = "APPROVE"
 	// approvalArmTick is the countdown's refresh while Approve arms.
-	approvalArmTick = 100 * time.Millisecond
+	approvalArmTick = uikit.ArmTick
 	// approvalTick is the refresh of the time left until expiry.
 	approvalTick = time.Second
 
@@ -1183,12 +1184,7 @@ func approvalShort(id string) string {
 	return id
 }
 
-func approvalClipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
+func approvalClipRunes(s string, n int) string { return uikit.ClipRunes(s, n) }
 
 func approvalClipBytes(s string, n int) string {
 	if len(s) <= n {
@@ -1200,9 +1196,7 @@ func approvalClipBytes(s string, n int) string {
 	return s[:n]
 }
 
-func approvalOneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
+func approvalOneLine(s string) string { return uikit.OneLine(s) }
 
 // approvalShowInvisible writes runes that would not show, or would
 // reorder the text around them (bidi controls, zero-width characters,

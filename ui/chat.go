@@ -773,7 +773,10 @@ func (r *messageRow) setHeader(m app.Message) {
 		setLabel(r.who, agentTitle(a))
 	}
 	setLabel(r.when, shortTime(m.CreatedAt))
-	busy := m.State == app.MessageSending || m.State == app.MessageStreaming
+	// An answer whose artifacts all ended (lastChunk) is complete even while
+	// its task still works.
+	answering := m.State == app.MessageStreaming && !m.AnswerComplete
+	busy := m.State == app.MessageSending || answering
 	r.spinner.Hidden = !busy
 	if busy != r.spinning {
 		if busy {
@@ -783,10 +786,14 @@ func (r *messageRow) setHeader(m app.Message) {
 		}
 		r.spinning = busy
 	}
-	setLabel(r.state, map[app.MessageState]string{
+	state := map[app.MessageState]string{
 		app.MessageSending: "sending…", app.MessageStreaming: "answering…",
 		app.MessageFailed: "failed",
-	}[m.State])
+	}[m.State]
+	if m.State == app.MessageStreaming && !answering {
+		state = ""
+	}
+	setLabel(r.state, state)
 }
 
 // setTaskLink shows the link to m's task with the task's state.

@@ -507,3 +507,25 @@ func TestAttackOpenAgentExecutable(t *testing.T) {
 		h.w.closeTopDialog()
 	}
 }
+
+// TestLastChunkShowsAnswerComplete: a streaming reply whose artifacts all
+// ended (lastChunk) shows no spinner and no "answering…", while one still
+// streaming does, and a new chunk opens it again.
+func TestLastChunkShowsAnswerComplete(t *testing.T) {
+	h := newChatHarness(t, chatHarnessConfig{noAgent: true})
+	r := newMessageRow(h.w.chat)
+	m := app.Message{ID: "r", Role: a2a.RoleAgent, State: app.MessageStreaming, TaskState: a2a.TaskStateWorking, Parts: []a2a.Part{a2a.TextPart("partial")}}
+	for i, tt := range []struct {
+		complete bool
+		busy     bool
+	}{{false, true}, {true, false}, {false, true}} {
+		m.AnswerComplete = tt.complete
+		r.set(m, uint32(i+1), 600)
+		if r.spinning != tt.busy || r.spinner.Hidden == tt.busy {
+			t.Errorf("step %d (complete %v): spinning %v, spinner hidden %v", i, tt.complete, r.spinning, r.spinner.Hidden)
+		}
+		if got := strings.Contains(r.state.Text, "answering"); got != tt.busy {
+			t.Errorf("step %d (complete %v): state label %q", i, tt.complete, r.state.Text)
+		}
+	}
+}

@@ -127,6 +127,7 @@ type settingsForm struct {
 	themeRadio  *widget.RadioGroup
 	idleEntry   *widget.Entry
 	notifyCheck *widget.Check
+	keepCheck   *widget.Check
 	pathLabel   *widget.Label
 	copyPathBtn *widget.Button
 	clearBtn    *widget.Button
@@ -177,6 +178,8 @@ func newSettingsForm(env *uiEnv) *settingsForm {
 	f.idleEntry.OnSubmitted = func(string) { f.save() }
 	f.notifyCheck = widget.NewCheck("Show desktop notifications", nil)
 	f.notifyCheck.SetChecked(f.orig.Notify)
+	f.keepCheck = widget.NewCheck("Keep call transcripts in the conversation", nil)
+	f.keepCheck.SetChecked(f.orig.KeepCallTranscripts)
 
 	f.pathLabel = widget.NewLabel(env.core.DataPath())
 	f.pathLabel.Wrapping = fyne.TextWrapBreak
@@ -203,10 +206,15 @@ func newSettingsForm(env *uiEnv) *settingsForm {
 	notifyHelp := widget.NewLabel("When a task finishes, fails or needs you while aimdesk is in the background.")
 	notifyHelp.Wrapping = fyne.TextWrapWord
 	notifyHelp.Importance = widget.LowImportance
+	keepHelp := widget.NewLabel("Asks agents that can to keep each call's final text in the chat the call started from " +
+		"(audio and video are never recorded). You can change it for one call before joining.")
+	keepHelp.Wrapping = fyne.TextWrapWord
+	keepHelp.Importance = widget.LowImportance
 	form := widget.NewForm(
 		widget.NewFormItem("Theme", f.themeRadio),
 		widget.NewFormItem("Idle timeout (seconds)", container.NewVBox(f.idleEntry, idleHelp)),
 		widget.NewFormItem("Notifications", container.NewVBox(f.notifyCheck, notifyHelp)),
+		widget.NewFormItem("Calls", container.NewVBox(f.keepCheck, keepHelp)),
 	)
 	dataHead := widget.NewLabel("Your local data")
 	dataHead.TextStyle = fyne.TextStyle{Bold: true}
@@ -243,7 +251,10 @@ func (f *settingsForm) values() (app.Settings, error) {
 	if err != nil {
 		return app.Settings{}, err
 	}
-	return app.Settings{Theme: settingsThemeOf(f.themeRadio.Selected), IdleTimeout: idle, Notify: f.notifyCheck.Checked}, nil
+	s := f.orig // settings this form does not show keep their values
+	s.Theme, s.IdleTimeout, s.Notify = settingsThemeOf(f.themeRadio.Selected), idle, f.notifyCheck.Checked
+	s.KeepCallTranscripts = f.keepCheck.Checked
+	return s, nil
 }
 
 // save stores the settings through the core and closes the dialog.
@@ -343,6 +354,7 @@ func (f *settingsForm) clear() {
 			f.themeRadio.SetSelected(settingsThemeLabel(s.Theme))
 			f.idleEntry.SetText(strconv.FormatInt(int64(s.IdleTimeout/time.Second), 10))
 			f.notifyCheck.SetChecked(s.Notify)
+			f.keepCheck.SetChecked(s.KeepCallTranscripts)
 			f.showStatus("Local data cleared. Settings are back to their defaults.", widget.SuccessImportance)
 		})
 	}()

@@ -122,9 +122,13 @@ func TestSettingsSaveAndPersist(t *testing.T) {
 	f.idleEntry.SetText("")
 	test.Type(f.idleEntry, "42")
 	test.Tap(f.notifyCheck)
+	if f.keepCheck.Checked {
+		t.Fatal("call transcripts are kept by default")
+	}
+	test.Tap(f.keepCheck)
 	opsTap(t, f.saveBtn, "Save")
 	h.waitFor("the save", func() bool { return closed })
-	want := app.Settings{Theme: app.ThemeDark, IdleTimeout: 42 * time.Second, Notify: false}
+	want := app.Settings{Theme: app.ThemeDark, IdleTimeout: 42 * time.Second, Notify: false, KeepCallTranscripts: true}
 	if s := h.core.Settings(); s != want {
 		t.Errorf("core settings = %+v, want %+v", s, want)
 	}
@@ -137,7 +141,7 @@ func TestSettingsSaveAndPersist(t *testing.T) {
 		t.Errorf("after reopening: %+v, want %+v", s, want)
 	}
 	f2 := newSettingsForm(h.env)
-	if f2.idleEntry.Text != "42" || f2.themeRadio.Selected != "Dark" || f2.notifyCheck.Checked {
+	if f2.idleEntry.Text != "42" || f2.themeRadio.Selected != "Dark" || f2.notifyCheck.Checked || !f2.keepCheck.Checked {
 		t.Errorf("reopened form: %q %q %v", f2.idleEntry.Text, f2.themeRadio.Selected, f2.notifyCheck.Checked)
 	}
 }

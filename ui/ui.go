@@ -25,6 +25,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/app"
+	"aimdesk/ui/uikit"
 )
 
 // Config says what the main window starts with. The zero value opens the
@@ -64,7 +65,7 @@ type Window struct {
 	console   *consolePanel
 	notify    *notifier
 	approvals *approvalsUI
-	calls     *callManager
+	calls     callWindows
 	sideTabs  *container.AppTabs
 	status    *statusBar
 
@@ -105,7 +106,7 @@ func newWindow(ctx context.Context, a fyne.App, core *app.Core, cfg Config, post
 	w.console = newConsolePanel(w.env)
 	w.notify = newNotifier(w.env)
 	w.approvals = newApprovalsUI(w.env, w.notify)
-	w.calls = newCallManager(w.env, w.approvals)
+	w.calls = newCallWindows(w.env, w.approvals)
 	w.sideTabs = container.NewAppTabs(
 		container.NewTabItem("Agent", w.details.Object()),
 		container.NewTabItem("Tasks", w.tasks.Object()),
@@ -327,16 +328,7 @@ func (w *Window) showError(err error) {
 
 // userText is an error in words for people: the core's sentinels have an
 // "app: " prefix that means nothing to them.
-func userText(err error) string {
-	s := err.Error()
-	for _, p := range []string{"app: ", "a2a: ", "store: "} {
-		s = strings.ReplaceAll(s, p, "")
-	}
-	if s != "" {
-		s = strings.ToUpper(s[:1]) + s[1:]
-	}
-	return s
-}
+func userText(err error) string { return uikit.UserText(err) }
 
 // showNotice tells the user something the core noticed.
 func (w *Window) showNotice(n *app.Notice) {

@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"aimdesk/a2ui/catalog"
@@ -91,7 +93,19 @@ func (c *Checker) CheckComponent(cat *catalog.Catalog, comp map[string]any) erro
 	if err != nil {
 		return err
 	}
-	return val.ValidateAgainst(schemaDoc, instanceFor(schemaDoc, typ, comp, props))
+	// The schema is compiled where it sits in the catalog document, so its
+	// local ("#/$defs/…") and relative references resolve.
+	inst := instanceFor(schemaDoc, typ, comp, props)
+	ref := "catalog.json#/components/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(typ)
+	err = val.Validate(ref, inst)
+	var se *Error
+	if err == nil || errors.As(err, &se) || errors.Is(err, ErrInvalid) {
+		return err
+	}
+	// The validator's catalog document does not hold this component (a
+	// v0.8 catalog that stands in for the standard one): validate against
+	// the schema alone.
+	return val.ValidateAgainst(schemaDoc, inst)
 }
 
 func componentParts(comp map[string]any) (string, map[string]any) {

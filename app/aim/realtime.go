@@ -38,6 +38,9 @@ var (
 	// extension with the livekit-webrtc-v1 binding, or a task is not a
 	// realtime session.
 	ErrNotRealtime = errors.New("aim: the agent offers no realtime sessions")
+	// ErrNoTranscriptHistory: a session was to keep its transcript, but the
+	// agent does not declare the transcriptHistory capability.
+	ErrNoTranscriptHistory = errors.New("aim: this agent cannot keep a call's transcript (its card does not declare transcriptHistory)")
 	// ErrBadSession: a session, command, operation or event from the agent
 	// does not decode or misses a required field.
 	ErrBadSession = errors.New("aim: malformed realtime data from the agent")

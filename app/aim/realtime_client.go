@@ -32,6 +32,9 @@ type RealtimeClient struct {
 	// AIM checks on. It adds "A2A-Extensions: urn:aim:a2a:realtime:v1" to
 	// every aim.realtime.* request by itself.
 	A2A *a2a.Client
+	// TranscriptHistory: the agent's card declares transcriptHistory, so
+	// a session may ask to keep its transcript (KeepsTranscripts).
+	TranscriptHistory bool
 	// NewID makes the UUIDs of commands, messages and client session ids;
 	// nil means uuid.NewString.
 	NewID func() string
@@ -74,23 +77,42 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
+// RealtimeParams are the params of the realtime extension in an agent
+// card: {"mediaBindings": […], "transcriptHistory": true}.
+type RealtimeParams struct {
+	MediaBindings []string `json:"mediaBindings"`
+	// TranscriptHistory: the agent can keep a session's stable text in the
+	// existing direct chat (retention.transcript "on"). A client may ask
+	// for it only when this is true.
+	TranscriptHistory bool `json:"transcriptHistory,omitempty"`
+}
+
+// RealtimeCapabilities returns the realtime params an agent card declares
+// (ok false when it declares none, or they do not decode).
+func RealtimeCapabilities(card *a2a.AgentCard) (RealtimeParams, bool) {
+	var p RealtimeParams
+	if card == nil {
+		return p, false
+	}
+	ext, ok := card.Extension(RealtimeExtension)
+	if !ok || json.Unmarshal(ext.Params, &p) != nil {
+		return RealtimeParams{}, false
+	}
+	return p, true
+}
+
 // SupportsRealtime reports whether an agent card declares the realtime
 // extension with the livekit-webrtc-v1 media binding.
 func SupportsRealtime(card *a2a.AgentCard) bool {
-	if card == nil {
-		return false
-	}
-	ext, ok := card.Extension(RealtimeExtension)
-	if !ok {
-		return false
-	}
-	var p struct {
-		MediaBindings []string `json:"mediaBindings"`
-	}
-	if json.Unmarshal(ext.Params, &p) != nil {
-		return false
-	}
-	return slices.Contains(p.MediaBindings, MediaBindingLiveKit)
+	p, ok := RealtimeCapabilities(card)
+	return ok && slices.Contains(p.MediaBindings, MediaBindingLiveKit)
+}
+
+// KeepsTranscripts reports whether an agent can keep a session's
+// transcript (it declares transcriptHistory).
+func KeepsTranscripts(card *a2a.AgentCard) bool {
+	p, ok := RealtimeCapabilities(card)
+	return ok && p.TranscriptHistory
 }
 
 // CreateOptions are what the user chose for a new session.
@@ -105,9 +127,11 @@ type CreateOptions struct {
 	Interactions []InteractionKind
 	// RequiredCapabilities the session cannot work without.
 	RequiredCapabilities []Capability
-	// KeepTranscript sets retention.transcript "on" (from the app's
-	// settings): the stable user and agent text stays in the chat. Audio
-	// and video are never recorded.
+	// KeepTranscript sets retention.transcript "on" (the app's setting, or
+	// the user's choice for this call): the stable user and agent text
+	// stays in the existing direct chat. Audio and video are never
+	// recorded. Only for agents that declare transcriptHistory
+	// (RealtimeClient.TranscriptHistory); Create refuses it otherwise.
 	KeepTranscript bool
 	// ClientSessionID identifies the attempt; "" means a new UUID.
 	ClientSessionID string
@@ -187,6 +211,9 @@ func decodeSession(raw json.RawMessage) (*Session, error) {
 // Create asks the agent for a session and returns its handle. Start the
 // event stream with Events, then RegisterEndpoint and Join.
 func (rc *RealtimeClient) Create(ctx context.Context, opts CreateOptions) (*RealtimeSession, error) {
+	if opts.KeepTranscript && !rc.TranscriptHistory {
+		return nil, ErrNoTranscriptHistory
+	}
 	req, err := CreateMessage(opts.SessionCreate(rc.newID), rc.newID(), opts.ContextID)
 	if err != nil {
 		return nil, err

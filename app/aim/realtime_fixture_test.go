@@ -69,7 +69,7 @@ func newRTFixture(t *testing.T, hooks devagent.Hooks) *rtFixture {
 		Interface: a2a.AgentInterface{URL: f.srv.URL + devagent.PathV1, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version10},
 	}
 	f.rc = &aim.RealtimeClient{
-		A2A: f.a2a, RetryDelay: 10 * time.Millisecond, PollInterval: 10 * time.Millisecond,
+		A2A: f.a2a, TranscriptHistory: true, RetryDelay: 10 * time.Millisecond, PollInterval: 10 * time.Millisecond,
 		ResubscribeDelay: 20 * time.Millisecond, CallTimeout: 5 * time.Second,
 	}
 	return f

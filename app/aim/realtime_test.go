@@ -540,7 +540,7 @@ func TestRealtimeOffWithoutLiveKit(t *testing.T) {
 		AIM: true, HTTPClient: f.srv.Client(),
 		Interface: a2a.AgentInterface{URL: f.srv.URL + devagent.PathV1, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version10},
 	}
-	rc := &aim.RealtimeClient{A2A: c}
+	rc := &aim.RealtimeClient{A2A: c, TranscriptHistory: true}
 	ctx := ctxFor(t, 10*time.Second)
 	_, err := rc.Create(ctx, createOptions())
 	var rpc *a2a.RPCError
@@ -549,6 +549,60 @@ func TestRealtimeOffWithoutLiveKit(t *testing.T) {
 	}
 	if _, err := rc.GetSession(ctx, uuid.NewString()); !errors.As(err, &rpc) || rpc.Code != a2a.CodeUnsupportedOperation {
 		t.Fatalf("GetSession without LiveKit: %v", err)
+	}
+	f.validateAll()
+}
+
+// TestRealtimeTranscriptRetention: the reference agent declares
+// transcriptHistory, so a session may ask to keep its transcript
+// (retention.transcript "on", valid against the AIM schema); a client of an
+// agent without the capability refuses to ask and sends nothing; without
+// KeepTranscript the request says "off".
+func TestRealtimeTranscriptRetention(t *testing.T) {
+	f := newRTFixture(t, devagent.Hooks{})
+	ctx := ctxFor(t, 10*time.Second)
+	rc, err := (&a2a.CardResolver{HTTPClient: f.srv.Client()}).Resolve(ctx, f.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !aim.KeepsTranscripts(rc.Card) {
+		t.Fatal("the reference agent's card does not declare transcriptHistory")
+	}
+	if aim.KeepsTranscripts(&a2a.AgentCard{}) {
+		t.Fatal("a card without the realtime extension keeps transcripts")
+	}
+	before := len(f.requests())
+	without := &aim.RealtimeClient{A2A: f.a2a}
+	if _, err := without.Create(ctx, createOptions()); !errors.Is(err, aim.ErrNoTranscriptHistory) {
+		t.Fatalf("Create keeping a transcript without the capability: %v", err)
+	}
+	if n := len(f.requests()); n != before {
+		t.Fatalf("%d requests sent for a refused session", n-before)
+	}
+	for _, keep := range []bool{true, false} {
+		opts := createOptions()
+		opts.KeepTranscript = keep
+		s, err := f.rc.Create(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.End(ctx, "done"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, c := range f.requests() {
+		if c.method != "SendMessage" {
+			continue
+		}
+		for _, want := range []string{`"transcript":"on"`, `"transcript":"off"`} {
+			if strings.Contains(string(c.body), want) {
+				got = append(got, want)
+			}
+		}
+	}
+	if len(got) != 2 || got[0] != `"transcript":"on"` || got[1] != `"transcript":"off"` {
+		t.Errorf("retention sent: %q", got)
 	}
 	f.validateAll()
 }

@@ -46,7 +46,7 @@ func agentSkills() []a2a.AgentSkill {
 
 // Card returns the v1.0 agent card for an agent reachable at base.
 func (h *Handler) Card(base string) *a2a.AgentCard {
-	yes, no := true, false
+	yes, push := true, h.cfg.PushConfigs
 	ext := h.cfg.ExtendedCard != nil
 	exts := []a2a.AgentExtension{{
 		URI:         aim.RequirementsExtension,
@@ -67,7 +67,7 @@ func (h *Handler) Card(base string) *a2a.AgentCard {
 		DocumentationURL: "https://github.com/aimdesk/aimdesk/blob/main/docs/aim-extension.md",
 		Capabilities: a2a.AgentCapabilities{
 			Streaming:         &yes,
-			PushNotifications: &no, // configs are stored, never delivered
+			PushNotifications: &push, // see HandlerConfig.PushConfigs
 			Extensions:        exts,
 			ExtendedAgentCard: &ext,
 		},

@@ -90,13 +90,50 @@ func TestInputRequired(t *testing.T) {
 		wantCode(t, err, a2a.CodeUnsupportedOperation)
 	})
 	t.Run("v0.3 streamed answer", func(t *testing.T) {
-		task := send(t, a.v03, "confirm", nil)
-		evs := collect(t, a.v03.SendStreamingMessage(ctxT(t), &a2a.SendMessageRequest{Message: answerMsg(task.ID, a2a.TextPart("approve"))}))
+		task := send(t, a.v03, "ask", nil)
+		evs := collect(t, a.v03.SendStreamingMessage(ctxT(t), &a2a.SendMessageRequest{Message: answerMsg(task.ID, a2a.TextPart("Ken"))}))
 		last := evs[len(evs)-1].StatusUpdate
 		if evs[0].Task == nil || last == nil || last.Status.State != a2a.TaskStateCompleted || !last.Final {
 			t.Errorf("first %s, last %+v", evs[0].Kind(), last)
 		}
 	})
+}
+
+// TestV03CannotApprove: a v0.3 message cannot name the requirement's
+// version or the action's digest, so it may not answer a confirmation
+// (approve or reject, plain or streamed); the task keeps waiting and
+// ContinueTask still works.
+func TestV03CannotApprove(t *testing.T) {
+	a := newAgent(t, fast())
+	task := send(t, a.v03, "confirm", nil)
+	if !task.Status.State.Interrupted() {
+		t.Fatalf("state %s", task.Status.State)
+	}
+	for _, text := range []string{"approve", "reject"} {
+		_, err := a.v03.SendMessage(ctxT(t), &a2a.SendMessageRequest{Message: answerMsg(task.ID, a2a.TextPart(text))})
+		if rpc := wantCode(t, err, a2a.CodeUnsupportedOperation); !strings.Contains(rpc.Message, "ContinueTask") {
+			t.Errorf("message %q does not say how to answer", rpc.Message)
+		}
+	}
+	p, _ := a2a.DataPart(map[string]string{"decision": "approve"}, "")
+	for ev, err := range a.v03.SendStreamingMessage(ctxT(t), &a2a.SendMessageRequest{Message: answerMsg(task.ID, p)}) {
+		if err == nil {
+			t.Fatalf("streamed approval accepted: %s", ev.Kind())
+		}
+		wantCode(t, err, a2a.CodeUnsupportedOperation)
+	}
+	got, err := a.v1.GetTask(ctxT(t), &a2a.GetTaskRequest{ID: task.ID})
+	if err != nil || !got.Status.State.Interrupted() {
+		t.Fatalf("after refused answers: %v %v", got, err)
+	}
+	req, err := aim.FindRequirement(got.Status.Message)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := a.v1.ContinueTask(ctxT(t), continueReq(got, req, decision(t, aim.DecisionApprove)))
+	if err != nil || resp.Task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("ContinueTask after: %+v %v", resp, err)
+	}
 }
 
 func TestConfirmation(t *testing.T) {

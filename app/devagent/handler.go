@@ -61,6 +61,12 @@ type HandlerConfig struct {
 	// means they answer -32004 and the card does not declare it (see
 	// LiveKitFromEnv).
 	LiveKit *LiveKitConfig
+	// PushConfigs keeps the push notification config methods working (the
+	// card then says pushNotifications: true) so tests can exercise a
+	// client's push methods; configs are stored, never delivered. false
+	// (the default) means the card says false and every push method
+	// answers -32003, as A2A asks of an agent without push support.
+	PushConfigs bool
 	// Hooks script the agent for tests. The zero value changes nothing.
 	Hooks Hooks
 }

@@ -424,8 +424,42 @@ func TestEviction(t *testing.T) {
 	}
 }
 
-func TestPushNotificationConfigs(t *testing.T) {
+// TestPushNotificationsRefused: while the card says pushNotifications:
+// false every push config method answers -32003.
+func TestPushNotificationsRefused(t *testing.T) {
 	a := newAgent(t, fast())
+	for _, cfg := range []bool{false, true} {
+		c := fast()
+		c.PushConfigs = cfg
+		_, body := getCard(t, newAgent(t, c), "/.well-known/agent-card.json", "")
+		var card a2a.AgentCard
+		if err := json.Unmarshal(body, &card); err != nil {
+			t.Fatal(err)
+		}
+		if p := card.Capabilities.PushNotifications; p == nil || *p != cfg {
+			t.Errorf("PushConfigs %v: the card says pushNotifications %v", cfg, p)
+		}
+	}
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			c := a.plain(v)
+			task := send(t, c, "task x", nil)
+			_, err := c.CreateTaskPushNotificationConfig(ctxT(t), &a2a.TaskPushNotificationConfig{TaskID: task.ID, ID: "cfg-1", URL: "https://example.invalid/hook"})
+			wantCode(t, err, a2a.CodePushNotificationNotSupported)
+			_, err = c.GetTaskPushNotificationConfig(ctxT(t), &a2a.TaskPushNotificationConfigRequest{TaskID: task.ID, ID: "cfg-1"})
+			wantCode(t, err, a2a.CodePushNotificationNotSupported)
+			_, err = c.ListTaskPushNotificationConfigs(ctxT(t), &a2a.ListTaskPushNotificationConfigsRequest{TaskID: task.ID})
+			wantCode(t, err, a2a.CodePushNotificationNotSupported)
+			err = c.DeleteTaskPushNotificationConfig(ctxT(t), &a2a.TaskPushNotificationConfigRequest{TaskID: task.ID, ID: "cfg-1"})
+			wantCode(t, err, a2a.CodePushNotificationNotSupported)
+		})
+	}
+}
+
+func TestPushNotificationConfigs(t *testing.T) {
+	cfg := fast()
+	cfg.PushConfigs = true
+	a := newAgent(t, cfg)
 	for _, v := range versions {
 		t.Run(v, func(t *testing.T) {
 			c := a.plain(v)

@@ -37,6 +37,11 @@ type LiveKitConfig struct {
 	APISecret string
 	// TokenTTL is the lifetime of an endpoint's token; 0 means DefaultTokenTTL.
 	TokenTTL time.Duration
+	// Video makes the agent publish a small synthetic camera track
+	// (realtime_video.go: AgentVideoWidth×AgentVideoHeight VP8 at
+	// AgentVideoFPS) in every session's room, as an avatar would be.
+	// LiveKitFromEnv (the demo) turns it on.
+	Video bool
 }
 
 // Realtime defaults.
@@ -70,7 +75,7 @@ func LiveKitFromEnv() (*LiveKitConfig, error) {
 	if u == "" {
 		return nil, nil
 	}
-	c := &LiveKitConfig{URL: u, APIKey: os.Getenv(EnvLiveKitKey), APISecret: os.Getenv(EnvLiveKitSecret)}
+	c := &LiveKitConfig{URL: u, APIKey: os.Getenv(EnvLiveKitKey), APISecret: os.Getenv(EnvLiveKitSecret), Video: VideoEnabled}
 	if c.APIKey == "" || c.APISecret == "" {
 		return nil, ErrLiveKitEnv
 	}
@@ -95,7 +100,7 @@ func realtimeCardExtension() a2a.AgentExtension {
 	return a2a.AgentExtension{
 		URI:         aim.RealtimeExtension,
 		Description: "realtime voice and screen-share sessions over LiveKit (docs/aim-extension.md §2)",
-		Params:      json.RawMessage(`{"mediaBindings":["` + MediaBinding + `"]}`),
+		Params:      json.RawMessage(`{"mediaBindings":["` + MediaBinding + `"],"transcriptHistory":true}`),
 	}
 }
 

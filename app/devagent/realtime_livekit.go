@@ -89,6 +89,7 @@ type liveKitRoom struct {
 	svc    *lksdk.RoomServiceClient
 	room   *lksdk.Room
 	voice  voiceTrack
+	video  *synthVideo // nil unless LiveKitConfig.Video
 	events func(RoomEvent)
 	logf   func(string, ...any)
 
@@ -163,7 +164,29 @@ func openLiveKitRoom(ctx context.Context, cfg *LiveKitConfig, spec RoomSpec, eve
 		_ = r.deleteRoom()
 		return nil, fmt.Errorf("publish the agent's voice: %w", err)
 	}
+	if cfg.Video {
+		r.publishVideo()
+	}
 	return r, nil
+}
+
+// publishVideo publishes the agent's synthetic video as its camera. The
+// video is optional: a failure is logged and the session goes on.
+func (r *liveKitRoom) publishVideo() {
+	v, err := newVideoTrack()
+	if err != nil {
+		r.logf("devagent: room %s: no video: %v", r.spec.Room, err)
+		return
+	}
+	if _, err := r.room.LocalParticipant.PublishTrack(v.Track(), &lksdk.TrackPublicationOptions{
+		Name: AgentVideoTrackName, Source: livekit.TrackSource_CAMERA,
+		VideoWidth: AgentVideoWidth, VideoHeight: AgentVideoHeight,
+	}); err != nil {
+		_ = v.Close()
+		r.logf("devagent: room %s: publish the agent's video: %v", r.spec.Room, err)
+		return
+	}
+	r.video = v
 }
 
 // SetState sets the lk.agent.state attribute.
@@ -200,6 +223,9 @@ func (r *liveKitRoom) Close() error {
 	r.closing = true
 	r.mu.Unlock()
 	_ = r.voice.Close()
+	if r.video != nil {
+		_ = r.video.Close()
+	}
 	r.room.Disconnect()
 	return r.deleteRoom()
 }

@@ -32,6 +32,7 @@ var nullID = json.RawMessage("null")
 
 // readCall reads and checks the JSON-RPC 2.0 envelope. On failure it
 // returns the error to answer, with the request's id when it could be read.
+// A notification (no id) returns (nil, nil): answer nothing.
 func readCall(r *http.Request) (*call, *a2a.RPCError) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
 	if err != nil {
@@ -61,13 +62,30 @@ func readCall(r *http.Request) (*call, *a2a.RPCError) {
 	if err := json.Unmarshal(trimmed, &env); err != nil {
 		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request envelope does not decode: %v", err)
 	}
+	if len(env.ID) > 0 && validID(env.ID) {
+		c.id = env.ID // known from here on, so the errors below carry it
+	}
+	// JSON-RPC 2.0 §4: a request holds jsonrpc, method, params and id,
+	// nothing else.
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	var strict struct {
+		JSONRPC json.RawMessage `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
+		Params  json.RawMessage `json:"params"`
+	}
+	if err := dec.Decode(&strict); err != nil {
+		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request envelope has a member JSON-RPC 2.0 does not define: %v", err)
+	}
 	switch {
 	case len(env.ID) == 0:
-		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request has no id (JSON-RPC notifications are not supported)")
-	case env.ID[0] == '"' || env.ID[0] == '-' || (env.ID[0] >= '0' && env.ID[0] <= '9'):
-		c.id = env.ID
-	default:
-		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request id must be a string or a number, not %s", env.ID)
+		// A notification (JSON-RPC 2.0 §4.1): the server must not reply.
+		// Every A2A method has a result the client would never see, so
+		// none is run either.
+		return nil, nil
+	case !validID(env.ID):
+		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request id must be a string, an integer or null, not %s", env.ID)
 	}
 	if string(env.JSONRPC) != `"2.0"` {
 		return c, rpcErrorf(a2a.CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
@@ -81,6 +99,25 @@ func readCall(r *http.Request) (*call, *a2a.RPCError) {
 	}
 	return c, nil
 }
+
+// validID reports whether a JSON-RPC id is a string or an integer (JSON-RPC
+// 2.0 §4: numbers "SHOULD NOT contain fractional parts"; A2A's schemas allow
+// integers only). null is left to the caller.
+func validID(id json.RawMessage) bool {
+	switch {
+	case len(id) == 0:
+		return false
+	case id[0] == '"':
+		var s string
+		return json.Unmarshal(id, &s) == nil
+	case id[0] == '-' || (id[0] >= '0' && id[0] <= '9'):
+		return !bytes.ContainsAny(id, ".eE")
+	}
+	return false
+}
+
+// writeNothing answers a notification: 204 and no body.
+func writeNothing(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }
 
 // writeResult answers a call with a result encoded from v (a
 // json.RawMessage is sent as is).

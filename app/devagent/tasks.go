@@ -60,7 +60,8 @@ type continueCheck struct {
 
 // accept hands an answer to the task's waiting skill. chk is nil for v0.3
 // clients, which answer with a plain message and cannot name the version or
-// digest. On success the task is back in TASK_STATE_WORKING.
+// digest: they may answer input requirements but not confirmations. On
+// success the task is back in TASK_STATE_WORKING.
 func (h *Handler) accept(e *entry, m *a2a.Message, chk *continueCheck) error {
 	if hook := h.cfg.Hooks.BeforeContinue; hook != nil {
 		// No pending requirement is not an error here: the checks below
@@ -81,6 +82,13 @@ func (h *Handler) accept(e *entry, m *a2a.Message, chk *continueCheck) error {
 			return fmt.Errorf("%w: task %s is %s", ErrNoPendingRequirement, t.ID, t.Status.State.Label())
 		}
 		return e.mismatchLocked("requirement %s is not pending: the task is %s", chk.requirementID, t.Status.State.Label())
+	case chk == nil && req.Kind == aim.KindConfirmation:
+		// A v0.3 message cannot name the requirement, its version or the
+		// action's digest, so it could approve an action the user never
+		// saw (the plan may have changed since): confirmations are
+		// answered with ContinueTask only.
+		return rpcErrorf(a2a.CodeUnsupportedOperation,
+			"requirement %s is a confirmation: answer it with ContinueTask over A2A 1.0, which checks the action's version and digest; a v0.3 message cannot", req.RequirementID)
 	case chk != nil && req.RequirementID != chk.requirementID:
 		return e.mismatchLocked("requirement %s is not pending: the task waits for requirement %s", chk.requirementID, req.RequirementID)
 	case req.Expired(now):
@@ -218,8 +226,17 @@ func (h *Handler) cancelTask(e *entry) error {
 // maxPushConfigs bounds the push notification configs kept per task.
 const maxPushConfigs = 10
 
+// errNoPush answers every push notification config method while the card
+// says pushNotifications: false.
+func errNoPush() error {
+	return rpcErrorf(a2a.CodePushNotificationNotSupported, "this agent does not support push notifications (its card says pushNotifications: false)")
+}
+
 // setPush stores a push notification config (never delivered).
 func (h *Handler) setPush(c a2a.TaskPushNotificationConfig) (a2a.TaskPushNotificationConfig, error) {
+	if !h.cfg.PushConfigs {
+		return c, errNoPush()
+	}
 	if c.TaskID == "" || c.URL == "" {
 		return c, rpcErrorf(a2a.CodeInvalidParams, "a push notification config needs taskId and url")
 	}
@@ -247,6 +264,9 @@ func (h *Handler) setPush(c a2a.TaskPushNotificationConfig) (a2a.TaskPushNotific
 
 // pushConfigs returns a task's configs, or the one with id when id != "".
 func (h *Handler) pushConfigs(taskID, id string) ([]a2a.TaskPushNotificationConfig, error) {
+	if !h.cfg.PushConfigs {
+		return nil, errNoPush()
+	}
 	e, err := h.store.get(taskID)
 	if err != nil {
 		return nil, err
@@ -265,6 +285,9 @@ func (h *Handler) pushConfigs(taskID, id string) ([]a2a.TaskPushNotificationConf
 }
 
 func (h *Handler) deletePush(taskID, id string) error {
+	if !h.cfg.PushConfigs {
+		return errNoPush()
+	}
 	e, err := h.store.get(taskID)
 	if err != nil {
 		return err

@@ -26,6 +26,10 @@ type (
 // a2a package's compat functions; results are mapped back.
 func (h *Handler) serveV03(w http.ResponseWriter, r *http.Request) {
 	c, rerr := readCall(r)
+	if c == nil {
+		writeNothing(w)
+		return
+	}
 	if rerr != nil {
 		writeError(w, c.id, rerr)
 		return

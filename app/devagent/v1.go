@@ -96,6 +96,10 @@ func (h *Handler) prelude(w http.ResponseWriter, r *http.Request, c *call, metho
 
 func (h *Handler) serveV1(w http.ResponseWriter, r *http.Request) {
 	c, rerr := readCall(r)
+	if c == nil {
+		writeNothing(w)
+		return
+	}
 	if rerr != nil {
 		writeError(w, c.id, rerr)
 		return

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -52,7 +53,14 @@ func TestWrongRequests(t *testing.T) {
 		{"not an object", PathV1, v1Headers, `"hello"`, a2a.CodeInvalidRequest, "null", "object"},
 		{"no method", PathV1, v1Headers, `{"jsonrpc":"2.0","id":3,"params":{}}`, a2a.CodeInvalidRequest, "3", "method"},
 		{"wrong jsonrpc", PathV1, v1Headers, `{"jsonrpc":"1.0","id":3,"method":"GetTask","params":{}}`, a2a.CodeInvalidRequest, "3", "2.0"},
-		{"notification", PathV1, v1Headers, `{"jsonrpc":"2.0","method":"GetTask","params":{}}`, a2a.CodeInvalidRequest, "null", "id"},
+		{"fractional id", PathV1, v1Headers, `{"jsonrpc":"2.0","id":1.5,"method":"GetTask","params":{}}`, a2a.CodeInvalidRequest, "null", "integer"},
+		{"exponent id", PathV03, nil, `{"jsonrpc":"2.0","id":1e3,"method":"tasks/get","params":{}}`, a2a.CodeInvalidRequest, "null", "integer"},
+		{"object id", PathV1, v1Headers, `{"jsonrpc":"2.0","id":{},"method":"GetTask","params":{}}`, a2a.CodeInvalidRequest, "null", "integer"},
+		{
+			"extra envelope member", PathV1, v1Headers, `{"jsonrpc":"2.0","id":11,"method":"GetTask","params":{},"meta":1}`,
+			a2a.CodeInvalidRequest, "11", "meta",
+		},
+		{"extra member v0.3", PathV03, nil, `{"jsonrpc":"2.0","id":"x","method":"tasks/get","params":{},"result":1}`, a2a.CodeInvalidRequest, `"x"`, "result"},
 		{"unknown method", PathV1, v1Headers, `{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{}}`, a2a.CodeMethodNotFound, "4", "tasks/get"},
 		{"realtime not offered", PathV1, v1Headers, `{"jsonrpc":"2.0","id":4,"method":"aim.realtime.GetSession","params":{}}`, a2a.CodeUnsupportedOperation, "4", "offers no realtime sessions"},
 		{"GetTask id not a uuid", PathV1, v1Headers, `{"jsonrpc":"2.0","id":5,"method":"GetTask","params":{"id":"x"}}`, a2a.CodeInvalidParams, "5", "/params/id"},
@@ -158,4 +166,36 @@ func TestKeepAlive(t *testing.T) {
 		}
 	}
 	t.Fatalf("no keep-alive comment: %v", sc.Err())
+}
+
+// TestNotificationsGetNoReply: a request without an id is a JSON-RPC
+// notification: 204, an empty body, and nothing run (no task created).
+func TestNotificationsGetNoReply(t *testing.T) {
+	a := newAgent(t, fast())
+	for _, tc := range []struct{ path, body string }{
+		{PathV1, `{"jsonrpc":"2.0","method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"task x"}]}}}`},
+		{PathV03, `{"jsonrpc":"2.0","method":"message/send","params":{"message":{"kind":"message","messageId":"m2","role":"user","parts":[{"kind":"text","text":"task x"}]}}}`},
+	} {
+		req, _ := http.NewRequestWithContext(ctxT(t), http.MethodPost, a.srv.URL+tc.path, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/json")
+		if tc.path == PathV1 {
+			req.Header.Set("A2A-Version", "1.0")
+		}
+		resp, err := a.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent || len(body) != 0 {
+			t.Errorf("%s: %d %q, want 204 and no body", tc.path, resp.StatusCode, body)
+		}
+	}
+	list, err := a.v1.ListTasks(ctxT(t), &a2a.ListTasksRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tasks) != 0 {
+		t.Errorf("a notification ran: %d tasks", len(list.Tasks))
+	}
 }

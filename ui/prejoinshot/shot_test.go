@@ -21,7 +21,7 @@ import (
 	"aimdesk/app/aim"
 	"aimdesk/media/lktest"
 	"aimdesk/media/soundtest"
-	"aimdesk/ui"
+	"aimdesk/ui/callwin"
 )
 
 // childEnv names the PNG the child process writes; set only in the child.
@@ -56,11 +56,11 @@ func child(out string) int {
 	a.Settings().SetTheme(theme.DefaultTheme())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var p *ui.CallPreview
+	var p *callwin.Preview
 	rep := report{}
 	code := 1
 	a.Lifecycle().SetOnStarted(func() {
-		p = ui.OpenCallPreview(ctx, a, agent())
+		p = callwin.OpenPreview(ctx, a, agent())
 		if p == nil {
 			rep.Err = "no call window"
 			a.Quit()

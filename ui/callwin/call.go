@@ -1,7 +1,8 @@
-package ui
-
-// The call window: a realtime voice and screen-share session with an
-// agent (docs/aim-extension.md §2), over the media engine (docs/media.md).
+// Package callwin is the call window: a realtime voice, video and
+// screen-share session with an agent (docs/aim-extension.md §2), over the
+// media engine (docs/media.md). The main window (package ui) reaches it
+// through NewManager, Manager.Start and Support, and lends it its approval
+// dialog through the Approvals interface.
 //
 // Files: call.go (this one: the manager, the window's life from pre-join to
 // the end), callprejoin.go (devices, meter, preview, choices), callview.go
@@ -17,18 +18,20 @@ package ui
 // install's endpoint, joins the session and the media room, and shows the
 // call: the agent's state and voice, the transcript, the controls, the
 // agent's media requests as allow/deny prompts, and the operations it
-// proposes through the approval dialog (approvals.go) over this window.
+// proposes through the main window's approval dialog (Approvals) over this
+// window.
 //
 // # Concurrency
 //
 // Two loops feed the window: one over the session's events (each is first
 // shown to the core, which raises approvals, then applied on the Fyne
 // goroutine) and one over the media call's events, coalesced to ≤ 30 Hz.
-// Every widget change runs on the Fyne goroutine (uiEnv.do). Buttons call
+// Every widget change runs on the Fyne goroutine (Env.Do). Buttons call
 // the session and the media call from goroutines they start, and bring
-// the outcome back through uiEnv.do. callLive holds the session and the
+// the outcome back through Env.Do. callLive holds the session and the
 // media call for the goroutines; everything else belongs to the Fyne
 // goroutine.
+package callwin
 
 import (
 	"context"
@@ -41,7 +44,6 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/app"
@@ -63,6 +65,30 @@ const (
 	callKeepQueue = 256
 )
 
+// Env is what the call windows need of the app. Fill it in on the Fyne
+// goroutine; the callbacks run there.
+type Env struct {
+	Ctx  context.Context
+	App  fyne.App
+	Core *app.Core
+	// ShowError shows err as a dialog a user can read (nil: not shown).
+	ShowError func(err error)
+	// Do runs fn on the Fyne goroutine: fyne.Do in the app. Tests queue fn
+	// and run it on the test's goroutine (the Fyne test driver would run
+	// it at once on the calling goroutine).
+	Do func(fn func())
+}
+
+// Approvals is the main window's approval dialog, which shows the
+// operations an agent proposes during a call over the call window.
+type Approvals interface {
+	// OpenOver shows approval id over win, with notice (app text) on top.
+	OpenOver(id string, win fyne.Window, notice string)
+	// CloseOver closes the dialog if it is shown over win and not sending
+	// a decision; the request stays pending in the inbox.
+	CloseOver(win fyne.Window)
+}
+
 // callPhase is where the call window stands.
 type callPhase int
 
@@ -74,11 +100,11 @@ const (
 	callEnded                         // over (the agent ended it, or it failed)
 )
 
-// callManager opens call windows (one per agent) and owns the app's media
+// Manager opens call windows (one per agent) and owns the app's media
 // engine, opened on first use. Its methods run on the Fyne goroutine.
-type callManager struct {
-	env       *uiEnv
-	approvals *approvalsUI
+type Manager struct {
+	env       *Env
+	approvals Approvals
 	control   callControl
 	// newEngine opens the media engine; nil means newMediaEngine.
 	newEngine func() (callEngine, error)
@@ -93,14 +119,16 @@ type callManager struct {
 	open        map[string]*callWindow
 }
 
-func newCallManager(env *uiEnv, approvals *approvalsUI) *callManager {
-	m := &callManager{env: env, approvals: approvals, control: coreControl{core: env.core}, open: map[string]*callWindow{}}
+// NewManager returns the call windows' manager; approvals may be nil (no
+// approval dialog: operations stay pending in the core).
+func NewManager(env *Env, approvals Approvals) *Manager {
+	m := &Manager{env: env, approvals: approvals, control: coreControl{core: env.Core}, open: map[string]*callWindow{}}
 	return m
 }
 
 // withEngine calls fn with the media engine once it is open (on the Fyne
 // goroutine); the first call opens it in the background.
-func (m *callManager) withEngine(fn func(callEngine, error)) {
+func (m *Manager) withEngine(fn func(callEngine, error)) {
 	if m.engineState == 2 {
 		fn(m.engine, m.engineErr)
 		return
@@ -116,7 +144,7 @@ func (m *callManager) withEngine(fn func(callEngine, error)) {
 	}
 	go func() {
 		e, err := open()
-		m.env.do(func() {
+		m.env.Do(func() {
 			m.engine, m.engineErr, m.engineState = e, err, 2
 			for _, f := range m.waiting {
 				f()
@@ -126,22 +154,35 @@ func (m *callManager) withEngine(fn func(callEngine, error)) {
 		if e == nil {
 			return
 		}
-		<-m.env.ctx.Done()
+		<-m.env.Ctx.Done()
 		if c, ok := e.(interface{ Close() error }); ok {
 			_ = c.Close()
 		}
 	}()
 }
 
+// Start opens the call window for agent a, or brings it forward; for an
+// agent that offers no calls it shows why (Env.ShowError).
+func (m *Manager) Start(a app.Agent) { m.start(a) }
+
+// StartIn is Start from a conversation with the agent (convID, "" for
+// none): the call continues that conversation's context, and a kept
+// transcript goes into it.
+func (m *Manager) StartIn(a app.Agent, convID string) {
+	if cw := m.start(a); cw != nil && cw.phase == callPrejoinPhase {
+		cw.convID = convID
+	}
+}
+
 // start opens the call window for an agent, or brings it forward.
-func (m *callManager) start(a app.Agent) *callWindow {
+func (m *Manager) start(a app.Agent) *callWindow {
 	if cw := m.open[a.ID]; cw != nil {
 		cw.win.RequestFocus()
 		return cw
 	}
-	if ok, why := callSupport(a); !ok {
-		if m.env.showError != nil {
-			m.env.showError(fmt.Errorf("%s", why))
+	if ok, why := Support(a); !ok {
+		if m.env.ShowError != nil {
+			m.env.ShowError(fmt.Errorf("%s", why))
 		}
 		return nil
 	}
@@ -203,9 +244,12 @@ type callLine struct {
 // callWindow is one call. Its fields belong to the Fyne goroutine, except
 // live (shared with the goroutines) and ctx, the window's lifetime.
 type callWindow struct {
-	m      *callManager
-	env    *uiEnv
-	agent  app.Agent
+	m     *Manager
+	env   *Env
+	agent app.Agent
+	// convID is the conversation the call was started from ("" for none;
+	// see StartIn); set before joining, read by connect's goroutine after.
+	convID string
 	win    fyne.Window
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -221,6 +265,8 @@ type callWindow struct {
 	engine  callEngine
 	mediaCo *coalescer[media.Event]
 	frameCo *coalescer[image.Image]
+	video   agentVideo      // the agent's video (callvideo.go)
+	side    *fyne.Container // beside the transcript: the agent's video, pointing
 
 	session     aim.Session
 	hasMedia    bool
@@ -307,14 +353,14 @@ type callWindow struct {
 	denyBtn       *widget.Button
 }
 
-func newCallWindow(m *callManager, a app.Agent) *callWindow {
+func newCallWindow(m *Manager, a app.Agent) *callWindow {
 	cw := &callWindow{
 		m: m, env: m.env, agent: a, sharing: map[aim.MediaSource]bool{},
 		onceReq: map[aim.MediaSource]string{}, usedOnce: map[string]bool{}, sendQ: make(chan callSend, 64),
 		keepQ: make(chan callKept, callKeepQueue),
 	}
-	cw.ctx, cw.cancel = context.WithCancel(m.env.ctx)
-	cw.win = m.env.app.NewWindow("Call with " + cw.agentName())
+	cw.ctx, cw.cancel = context.WithCancel(m.env.Ctx)
+	cw.win = m.env.App.NewWindow("Call with " + cw.agentName())
 	cw.win.Resize(fyne.NewSize(900, 680))
 	cw.win.SetCloseIntercept(cw.requestClose)
 	cw.win.SetOnClosed(cw.closed)
@@ -346,9 +392,9 @@ func (cw *callWindow) closed() {
 		delete(cw.m.open, cw.agent.ID)
 	}
 	cw.pre.close()
-	if a := cw.m.approvals; a != nil && a.dlg != nil && a.dlg.win == cw.win && !a.dlg.sending {
+	if a := cw.m.approvals; a != nil {
 		// The request stays pending in the inbox; the dialog goes with the window.
-		a.dlg.close(true)
+		a.CloseOver(cw.win)
 	}
 	if cw.phase != callEnded && cw.phase != callEnding {
 		cw.leaveInBackground("the call window was closed")
@@ -364,6 +410,7 @@ func (cw *callWindow) stopLoops() {
 	if cw.frameCo != nil {
 		cw.frameCo.stop()
 	}
+	cw.stopAgentVideo()
 	if cw.previewStop != nil {
 		cw.previewStop()
 	}
@@ -403,7 +450,7 @@ func (cw *callWindow) join(ch callChoices) {
 	engine, agentID, ctx := cw.engine, cw.agent.ID, cw.ctx
 	go func() {
 		if err := cw.connect(ctx, engine, agentID, ch); err != nil {
-			cw.env.do(func() { cw.joinFailed(err) })
+			cw.env.Do(func() { cw.joinFailed(err) })
 		}
 	}()
 }
@@ -431,7 +478,10 @@ func (cw *callWindow) connect(ctx context.Context, engine callEngine, agentID st
 	if err != nil {
 		return err
 	}
-	s, err := ctl.Create(ctx, agentID, sessionOptions(ch))
+	opts := sessionOptions(ch)
+	fromConv := cw.fromConversation(ctx, agentID)
+	opts.ContextID = fromConv.ContextID
+	s, err := ctl.Create(ctx, agentID, opts)
 	if err != nil {
 		return err
 	}
@@ -441,7 +491,7 @@ func (cw *callWindow) connect(ctx context.Context, engine callEngine, agentID st
 	}
 	convID := ""
 	if ch.KeepTranscript {
-		convID = cw.startTranscript(ctx, agentID)
+		convID = cw.startTranscript(ctx, agentID, fromConv.ID, s.Snapshot().ContextID)
 	}
 	go cw.followSession(ctx, agentID, convID, s)
 	go cw.sender(ctx, s)
@@ -458,12 +508,12 @@ func (cw *callWindow) connect(ctx context.Context, engine callEngine, agentID st
 		return err
 	}
 	if engine == nil {
-		cw.env.do(func() { cw.mediaReady(nil, nil) })
+		cw.env.Do(func() { cw.mediaReady(nil, nil) })
 		return nil
 	}
 	mc, err := engine.Join(ctx, cw.joinParams(s, grant, ch))
 	if err != nil {
-		cw.env.do(func() { cw.mediaReady(nil, err) })
+		cw.env.Do(func() { cw.mediaReady(nil, err) })
 		return nil
 	}
 	if !cw.live.setMedia(mc) {
@@ -471,7 +521,7 @@ func (cw *callWindow) connect(ctx context.Context, engine callEngine, agentID st
 		return nil
 	}
 	go cw.followMedia(mc)
-	cw.env.do(func() { cw.mediaReady(mc, nil) })
+	cw.env.Do(func() { cw.mediaReady(mc, nil) })
 	return nil
 }
 
@@ -543,6 +593,7 @@ func (cw *callWindow) mediaReady(c callMedia, err error) {
 	if c != nil {
 		cw.setShown(cw.deviceRow, true)
 		cw.watchDevices()
+		cw.startAgentVideo(c)
 	}
 }
 
@@ -555,7 +606,7 @@ func (cw *callWindow) loadScreens() {
 	ctx := cw.ctx
 	go func() {
 		ds, _ := e.Devices(ctx)
-		cw.env.do(func() { cw.screens = ds.Screens })
+		cw.env.Do(func() { cw.screens = ds.Screens })
 	}()
 }
 
@@ -564,14 +615,14 @@ func (cw *callWindow) loadScreens() {
 func (cw *callWindow) followSession(ctx context.Context, agentID, convID string, s callSession) {
 	for ev := range s.Events(ctx) {
 		cw.m.control.Observe(agentID, convID, s, ev)
-		cw.env.do(func() { cw.onSessionEvent(ev) })
+		cw.env.Do(func() { cw.onSessionEvent(ev) })
 	}
 }
 
 // followMedia coalesces the media call's events to ≤ 30 Hz.
 func (cw *callWindow) followMedia(c callMedia) {
-	co := newCoalescer(callMeterInterval, cw.env.do, mergeMediaEvent, func(ev media.Event) { cw.applyMedia(ev) })
-	cw.env.do(func() { cw.mediaCo = co })
+	co := newCoalescer(callMeterInterval, cw.env.Do, mergeMediaEvent, func(ev media.Event) { cw.applyMedia(ev) })
+	cw.env.Do(func() { cw.mediaCo = co })
 	for ev := range c.Events() {
 		co.push(ev)
 	}
@@ -633,33 +684,9 @@ func (cw *callWindow) endCall(reason string) {
 		if s != nil {
 			_, _ = s.End(ctx, reason)
 		}
-		cw.env.do(func() {
+		cw.env.Do(func() {
 			cw.phase = callEnded
 			cw.win.Close()
 		})
 	}()
-}
-
-// startCall opens the call window for the selected agent (the Agent menu's
-// "Start call…"); for an agent that offers no calls it says why.
-func (w *Window) startCall() {
-	a, ok := w.agent(w.agentID)
-	if !ok {
-		w.showError(fmt.Errorf("select an agent to call"))
-		return
-	}
-	w.calls.start(a)
-}
-
-// callControls is the agent view's "Start call" button, disabled with the
-// reason shown for an agent that offers no calls.
-func (w *Window) callControls(a app.Agent) fyne.CanvasObject {
-	btn := widget.NewButtonWithIcon("Start call…", theme.MediaRecordIcon(), func() { w.calls.start(a) })
-	ok, why := callSupport(a)
-	if ok {
-		btn.Importance = widget.HighImportance
-		return container.NewHBox(btn)
-	}
-	btn.Disable()
-	return container.NewVBox(container.NewHBox(btn), lowLabel(why))
 }

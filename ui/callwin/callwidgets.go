@@ -1,4 +1,4 @@
-package ui
+package callwin
 
 // Widgets of the call window (call.go): level meters, the agent's voice
 // visualizer, the shared-screen preview on which the user drags a box to

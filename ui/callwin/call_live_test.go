@@ -1,11 +1,13 @@
 //go:build !nomedia
 
-package ui
+package callwin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
 	"image/png"
 	"io"
 	"log/slog"
@@ -72,9 +74,9 @@ type liveCallHarness struct {
 	q         *postQueue
 	core      *app.Core
 	agent     app.Agent
-	env       *uiEnv
-	approvals *approvalsUI
-	m         *callManager
+	env       *Env
+	approvals *liveApprovals
+	m         *Manager
 	errs      []error
 
 	mu   sync.Mutex
@@ -94,7 +96,7 @@ func newLiveCallHarness(t testing.TB) *liveCallHarness {
 	}
 	srv, err := devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0", Handler: devagent.HandlerConfig{
 		Hooks:   devagent.Hooks{BeforeMethod: h.record},
-		LiveKit: &devagent.LiveKitConfig{URL: lk.URL, APIKey: lk.APIKey, APISecret: lk.APISecret},
+		LiveKit: &devagent.LiveKitConfig{URL: lk.URL, APIKey: lk.APIKey, APISecret: lk.APISecret, Video: devagent.VideoEnabled},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -111,16 +113,10 @@ func newLiveCallHarness(t testing.TB) *liveCallHarness {
 	h.agent = ag
 	win := a.NewWindow("aimdesk")
 	win.Resize(fyne.NewSize(1000, 700))
-	h.env = &uiEnv{ctx: ctx, app: a, win: win, core: core, do: h.q.post}
-	h.env.showError = func(err error) { h.errs = append(h.errs, err) }
-	h.approvals = newApprovalsUI(h.env, nil)
-	events, stop := core.Subscribe()
-	go func() {
-		for ev := range events {
-			h.q.post(func() { h.approvals.OnEvent(ev) })
-		}
-	}()
-	h.m = newCallManager(h.env, h.approvals)
+	h.env = &Env{Ctx: ctx, App: a, Core: core, Do: h.q.post}
+	h.env.ShowError = func(err error) { h.errs = append(h.errs, err) }
+	h.approvals = &liveApprovals{}
+	h.m = NewManager(h.env, h.approvals)
 	h.m.tone = 440
 	h.m.newEngine = func() (callEngine, error) {
 		e, err := media.New(media.Config{
@@ -136,7 +132,6 @@ func newLiveCallHarness(t testing.TB) *liveCallHarness {
 		for _, cw := range h.m.open {
 			cw.win.Close()
 		}
-		stop()
 		cancel()
 		core.Close()
 		_ = srv.Close()
@@ -145,6 +140,21 @@ func newLiveCallHarness(t testing.TB) *liveCallHarness {
 	})
 	return h
 }
+
+// liveApprovals stands in for the main window's approval dialog (package
+// ui implements Approvals; its tests show that dialog over a call window):
+// it keeps what the call asked it to show.
+type liveApprovals struct {
+	id, notice string
+	win        fyne.Window
+	closedOver []fyne.Window
+}
+
+func (a *liveApprovals) OpenOver(id string, win fyne.Window, notice string) {
+	a.id, a.win, a.notice = id, win, notice
+}
+
+func (a *liveApprovals) CloseOver(win fyne.Window) { a.closedOver = append(a.closedOver, win) }
 
 // record is the agent's BeforeMethod hook: it keeps the realtime requests.
 func (h *liveCallHarness) record(method string, params json.RawMessage) error {
@@ -274,6 +284,13 @@ func TestCallLive(t *testing.T) {
 		h.waitFor("the agent listening", func() bool { return cw.agentState == string(aim.AgentListening) })
 	})
 
+	t.Run("the agent's video", func(t *testing.T) {
+		if !devagent.VideoEnabled {
+			t.Skip("this build's reference agent has no VP8 encoder (cgo, libvpx)")
+		}
+		testAgentVideo(t, h, cw, call.(*media.Call))
+	})
+
 	t.Run("mute", func(t *testing.T) {
 		test.Tap(cw.muteBtn)
 		h.waitFor("muted", func() bool { return call.State().Local.Mic.Muted && cw.muteBtn.Text == "Unmute" })
@@ -350,7 +367,7 @@ func TestCallLive(t *testing.T) {
 			t.Fatalf("media.decide = %+v", p)
 		}
 		h.waitFor("the screen picker", func() bool { return cw.picker != nil && cw.picker.Visible() && !cw.reqBar.Visible() })
-		if txt := approvalText(cw.picker.Content); !strings.Contains(txt, "You have one screen") {
+		if txt := visibleText(cw.picker.Content); !strings.Contains(txt, "You have one screen") {
 			t.Fatalf("picker says:\n%s", txt)
 		}
 		test.Tap(cw.pickerShare)
@@ -414,29 +431,30 @@ func TestCallLive(t *testing.T) {
 		cw.win.Canvas().Focus(cw.entry)
 		test.Type(cw.entry, "note this call")
 		cw.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-		h.waitFor("the approval dialog over the call", func() bool {
-			d := h.approvals.dlg
-			return d != nil && d.win == cw.win && d.pop.Visible() && d.ap.State == app.ApprovalPending
-		})
-		d := h.approvals.dlg
-		if !strings.Contains(d.notice, "From your live call with AIM reference agent") || !strings.Contains(d.text(), "live call") ||
-			!strings.Contains(d.text(), "Save a note of this call") {
-			t.Fatalf("the dialog does not say it comes from the call:\n%s", d.text())
+		h.waitFor("the approval dialog over the call", func() bool { return h.approvals.win == cw.win })
+		id := h.approvals.id
+		ap, err := h.core.Approval(id)
+		if err != nil || ap.State != app.ApprovalPending || !strings.Contains(ap.Requirement.Title+ap.Requirement.Summary, "note") {
+			t.Fatalf("approval %s: %+v, %v", id, ap, err)
+		}
+		if !strings.Contains(h.approvals.notice, "From your live call with AIM reference agent") {
+			t.Fatalf("the dialog does not say it comes from the call: %q", h.approvals.notice)
 		}
 		if !cw.opBar.Visible() {
 			t.Fatal("the call does not show that an approval waits")
 		}
-		id := d.id
-		d.rearm()
-		h.waitFor("the arming delay", func() bool { return !d.ticked.Before(d.shownAt.Add(h.approvals.armDelay)) })
-		test.Tap(d.approveBtn)
+		// The main window's dialog (package ui, TestApprovalsOverCallWindow)
+		// sends this on Approve.
+		if err := h.core.Decide(h.ctx, id, aim.DecisionApprove, ""); err != nil {
+			t.Fatal(err)
+		}
 		h.waitFor("the operation to succeed", func() bool {
 			ap, err := h.core.Approval(id)
 			return err == nil && ap.State == app.ApprovalApproved && ap.Outcome == "operation succeeded"
 		})
 		var p aim.ConfirmPayload
 		h.payload(aim.OperationConfirm, &p)
-		if p.OperationID == "" || !strings.Contains(id, p.OperationID) || p.ActionDigest != d.ap.Requirement.ActionDigest {
+		if p.OperationID == "" || !strings.Contains(id, p.OperationID) || p.ActionDigest != ap.Requirement.ActionDigest {
 			t.Fatalf("operation.confirm = %+v for approval %s", p, id)
 		}
 		h.waitFor("the call to say so", func() bool {
@@ -462,7 +480,7 @@ func TestCallLive(t *testing.T) {
 // it as a PNG at $AIMDESK_CALL_SCREENSHOT (relative paths are from the
 // module root), e.g.
 //
-//	AIMDESK_CALL_SCREENSHOT=build/screenshots/call.png go test ./ui -run '^TestCallScreenshot$' -count=1
+//	AIMDESK_CALL_SCREENSHOT=build/screenshots/call.png go test ./ui/callwin -run '^TestCallScreenshot$' -count=1
 //
 // Without the variable it does nothing.
 func TestCallScreenshot(t *testing.T) {
@@ -471,10 +489,10 @@ func TestCallScreenshot(t *testing.T) {
 		t.Skip("set AIMDESK_CALL_SCREENSHOT=build/screenshots/call.png to save a screenshot of a live call")
 	}
 	if !filepath.IsAbs(out) {
-		out = filepath.Join("..", out)
+		out = filepath.Join("..", "..", out)
 	}
 	h := newLiveCallHarness(t)
-	h.env.app.Settings().SetTheme(theme.DefaultTheme())
+	h.env.App.Settings().SetTheme(theme.DefaultTheme())
 	cw := h.open()
 	h.join(cw)
 	h.waitFor("the agent's screen request", func() bool { return cw.reqBar.Visible() })
@@ -506,4 +524,46 @@ func TestCallScreenshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("saved %s (%dx%d)", out, img.Bounds().Dx(), img.Bounds().Dy())
+}
+
+// testAgentVideo: the reference agent's synthetic video reaches the call
+// window's image (its pixels change over time), the area asks the SFU for
+// the size it is shown at, and hiding it disables the track at the SFU
+// (no more packets arrive) until it is shown again.
+func testAgentVideo(t *testing.T, h *liveCallHarness, cw *callWindow, call *media.Call) {
+	v := &cw.video
+	h.waitFor("the agent's video area", func() bool { return v.panel.Visible() && v.sid != "" })
+	h.waitFor("5 frames of the agent's video", func() bool { return v.frames >= 5 })
+	first, ok := v.img.Image.(*image.YCbCr)
+	if !ok || first.Rect.Dx() != devagent.AgentVideoWidth || first.Rect.Dy() != devagent.AgentVideoHeight {
+		t.Fatalf("the image is %T %v", v.img.Image, v.img.Image.Bounds())
+	}
+	n0 := v.frames
+	h.waitFor("5 more frames", func() bool { return v.frames >= n0+5 })
+	later := v.img.Image.(*image.YCbCr)
+	if later == first || bytes.Equal(later.Y, first.Y) {
+		t.Fatal("the agent's video does not change")
+	}
+	sid := v.sid
+	h.waitFor("the size shown sent to the SFU", func() bool {
+		st := call.RemoteVideoStats()[sid]
+		return st.Enabled && st.Width >= int(callVideoMin.Width) && st.Height >= int(callVideoMin.Height)
+	})
+
+	test.Tap(v.hideBtn)
+	if v.area.Visible() || v.hideBtn.Text != "Show video" {
+		t.Fatal("Hide video did not hide the area")
+	}
+	h.waitFor("the track disabled", func() bool { return !call.RemoteVideoStats()[sid].Enabled })
+	h.pause(time.Second) // what was in flight arrives
+	st0, shown0 := call.RemoteVideoStats()[sid], v.frames
+	h.pause(2 * time.Second)
+	st1 := call.RemoteVideoStats()[sid]
+	t.Logf("hidden for 2 s: %d packets, %d frames arrived; %d shown", st1.Packets-st0.Packets, st1.Frames-st0.Frames, v.frames-shown0)
+	if st1.Frames != st0.Frames || st1.Packets-st0.Packets > 5 || v.frames != shown0 {
+		t.Fatalf("video still arrives while hidden: %d packets, %d frames", st1.Packets-st0.Packets, st1.Frames-st0.Frames)
+	}
+
+	test.Tap(v.hideBtn)
+	h.waitFor("frames again once shown", func() bool { return v.frames >= shown0+5 && call.RemoteVideoStats()[sid].Enabled })
 }

@@ -1,9 +1,12 @@
-package ui
+package callwin
 
 // The call's kept transcript: when the user chose "keep a transcript"
-// before joining, the call gets a conversation with the agent ("Call with
-// <agent> <date time>") and every final line (the agent's and the user's,
-// spoken or typed) is stored in it, in order, by one goroutine. Interim
+// before joining (the default comes from the settings; only agents that
+// declare transcriptHistory offer it), every final line (the agent's and
+// the user's, spoken or typed) is stored, in order, by one goroutine, in
+// the conversation the call was started from — the existing direct chat,
+// whose context the session continues — or, for a call started from no
+// conversation, in a new one ("Call with <agent> <date time>"). Interim
 // lines are never stored.
 
 import (
@@ -30,13 +33,30 @@ func callTranscriptTitle(agent string, at time.Time) string {
 	return "Call with " + agent + " " + at.Local().Format("2006-01-02 15:04")
 }
 
-// startTranscript creates the call's conversation and starts storing the
-// lines queued on keepQ. It returns the conversation's id, or "" (and
-// says why) when there is none. It runs on connect's goroutine.
-func (cw *callWindow) startTranscript(ctx context.Context, agentID string) string {
-	core := cw.env.core
+// fromConversation returns the conversation the call was started from,
+// when it is still there and with this agent (the zero value otherwise).
+func (cw *callWindow) fromConversation(ctx context.Context, agentID string) app.Conversation {
+	core := cw.env.Core
+	if core == nil || cw.convID == "" {
+		return app.Conversation{}
+	}
+	conv, err := core.Conversation(ctx, cw.convID)
+	if err != nil || conv.AgentID != agentID {
+		return app.Conversation{}
+	}
+	return conv
+}
+
+// startTranscript starts storing the lines queued on keepQ in the
+// conversation the call was started from (convID), or, when there is none,
+// in a new one ("Call with <agent> <date time>"); the conversation takes
+// the session's context when it has none. It returns the conversation's
+// id, or "" (and says why) when there is none. It runs on connect's
+// goroutine.
+func (cw *callWindow) startTranscript(ctx context.Context, agentID, convID, contextID string) string {
+	core := cw.env.Core
 	fail := func(err error) string {
-		cw.env.do(func() {
+		cw.env.Do(func() {
 			cw.setStatus("The transcript is not kept: "+callErrText(err), widget.WarningImportance, false)
 		})
 		return ""
@@ -44,17 +64,23 @@ func (cw *callWindow) startTranscript(ctx context.Context, agentID string) strin
 	if core == nil {
 		return fail(errors.New("no conversation store here"))
 	}
-	conv, err := core.NewConversation(ctx, agentID)
-	if err != nil {
+	if convID == "" {
+		conv, err := core.NewConversation(ctx, agentID)
+		if err != nil {
+			return fail(err)
+		}
+		convID = conv.ID
+		if err := core.RenameConversation(ctx, convID, callTranscriptTitle(cw.agentName(), time.Now())); err != nil {
+			cw.env.Do(func() {
+				cw.setStatus("Could not name the transcript's conversation: "+callErrText(err), widget.WarningImportance, false)
+			})
+		}
+	}
+	if err := core.AdoptContext(ctx, convID, contextID); err != nil {
 		return fail(err)
 	}
-	if err := core.RenameConversation(ctx, conv.ID, callTranscriptTitle(cw.agentName(), time.Now())); err != nil {
-		cw.env.do(func() {
-			cw.setStatus("Could not name the transcript's conversation: "+callErrText(err), widget.WarningImportance, false)
-		})
-	}
-	go cw.storeTranscript(core, conv.ID)
-	return conv.ID
+	go cw.storeTranscript(core, convID)
+	return convID
 }
 
 // storeTranscript stores the queued lines one after the other until the
@@ -66,7 +92,7 @@ func (cw *callWindow) storeTranscript(core *app.Core, convID string) {
 		defer cancel()
 		if _, err := core.AppendTranscript(ctx, convID, l.role, l.text); err != nil && !failed {
 			failed = true
-			cw.env.do(func() {
+			cw.env.Do(func() {
 				cw.setStatus("Could not keep the transcript: "+callErrText(err), widget.WarningImportance, false)
 			})
 		}

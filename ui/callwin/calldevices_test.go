@@ -1,4 +1,4 @@
-package ui
+package callwin
 
 import (
 	"context"
@@ -204,8 +204,8 @@ func TestCallPrejoinRealSoundServer(t *testing.T) {
 		a := test.NewTempApp(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		q := &postQueue{}
-		env := &uiEnv{ctx: ctx, app: a, win: a.NewWindow("aimdesk"), do: q.post}
-		m := newCallManager(env, nil)
+		env := &Env{Ctx: ctx, App: a, Do: q.post}
+		m := NewManager(env, nil)
 		m.control = &fakeControl{}
 		m.newEngine = func() (callEngine, error) { return mediaEngine{e}, nil }
 		cw := m.start(realtimeTestAgent())

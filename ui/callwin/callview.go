@@ -1,4 +1,4 @@
-package ui
+package callwin
 
 // The call window's widgets: building them, the controls, the media
 // call's state (connection, levels, microphone, the agent's state) and
@@ -21,6 +21,7 @@ import (
 
 	"aimdesk/app/aim"
 	"aimdesk/media"
+	"aimdesk/ui/uikit"
 )
 
 // buildCall makes the in-call widgets.
@@ -49,15 +50,18 @@ func (cw *callWindow) buildCall() {
 	cw.preview.OnSelect = cw.pointAt
 	cw.noteEntry = widget.NewEntry()
 	cw.noteEntry.SetPlaceHolder("Note for the agent (optional)")
-	cw.pointPanel = container.NewVBox(heading("Point at your screen"),
-		lowLabel("Drag a box over the preview: the agent gets that part of your screen."), cw.preview, cw.noteEntry)
+	cw.pointPanel = container.NewVBox(uikit.Heading("Point at your screen"),
+		uikit.LowLabel("Drag a box over the preview: the agent gets that part of your screen."), cw.preview, cw.noteEntry)
 	cw.setShown(cw.pointPanel, false)
-	center := container.NewBorder(nil, input, nil, cw.pointPanel, cw.tscroll)
+	cw.buildVideo()
+	cw.side = container.NewVBox(cw.video.panel, cw.pointPanel)
+	cw.side.Hide()
+	center := container.NewBorder(nil, input, nil, cw.side, cw.tscroll)
 
 	cw.buildControls()
-	cw.duplexNote = lowLabel("")
+	cw.duplexNote = uikit.LowLabel("")
 	cw.setShown(cw.duplexNote, false)
-	cw.status = wrapLabel("")
+	cw.status = uikit.WrapLabel("")
 	cw.setShown(cw.status, false)
 	bottom := container.NewVBox(cw.status, cw.duplexNote, cw.statsPanel, cw.deviceRow, widget.NewSeparator(), cw.controlsRow())
 	cw.root = container.NewBorder(top, bottom, nil, nil, center)
@@ -85,7 +89,7 @@ func (cw *callWindow) buildBars() {
 	cw.agentBar = container.NewStack(agentBg, container.NewPadded(cw.agentText))
 	cw.setShown(cw.agentBar, false)
 
-	cw.reqText = wrapLabel("")
+	cw.reqText = uikit.WrapLabel("")
 	cw.reqText.TextStyle = fyne.TextStyle{Bold: true}
 	cw.allowOnce = widget.NewButton("Allow once", func() { cw.decide(aim.MediaAllow, aim.ScopeOnce) })
 	cw.allowOnce.Importance = widget.HighImportance
@@ -101,7 +105,7 @@ func (cw *callWindow) buildBars() {
 		container.NewHBox(cw.allowOnce, cw.allowSession, layout.NewSpacer(), cw.denyBtn))))
 	cw.setShown(cw.reqBar, false)
 
-	cw.opText = wrapLabel("")
+	cw.opText = uikit.WrapLabel("")
 	review := widget.NewButtonWithIcon("Review…", theme.ConfirmIcon(), cw.reviewPending)
 	review.Importance = widget.WarningImportance
 	cw.opBar = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), review, cw.opText)
@@ -201,6 +205,14 @@ func (cw *callWindow) setShown(o fyne.CanvasObject, on bool) {
 	} else {
 		o.Hide()
 	}
+	if cw.side != nil && (o == cw.pointPanel || o == cw.video.panel) {
+		// the column beside the transcript takes no room when empty
+		if cw.pointPanel.Visible() || cw.video.panel.Visible() {
+			cw.side.Show()
+		} else {
+			cw.side.Hide()
+		}
+	}
 	if cw.root != nil {
 		cw.root.Refresh()
 	}
@@ -232,7 +244,7 @@ func (cw *callWindow) setStatus(text string, imp widget.Importance, keep bool) {
 	cw.setShown(cw.status, true)
 	if !keep {
 		time.AfterFunc(callStatusKeep, func() {
-			cw.env.do(func() {
+			cw.env.Do(func() {
 				if cw.statusSeq == seq {
 					cw.setShown(cw.status, false)
 				}
@@ -267,6 +279,7 @@ func (cw *callWindow) applyMedia(ev media.Event) {
 			cw.mediaState = p.AgentState
 			cw.setAgentState(p.AgentState)
 		}
+		cw.applyVideoTracks(ev.Participants)
 	}
 	if ev.Duplex != nil || ev.Audio != nil {
 		cw.showAudioNotes(ev)
@@ -381,7 +394,7 @@ func (cw *callWindow) toggleMute() {
 	ctx := cw.ctx
 	go func() {
 		if err := c.SetMuted(ctx, want); err != nil {
-			cw.env.do(func() {
+			cw.env.Do(func() {
 				cw.muted = !want
 				cw.setStatus("Could not change the microphone: "+callErrText(err), widget.DangerImportance, false)
 				cw.updateControls()
@@ -401,7 +414,7 @@ func (cw *callWindow) togglePTT() {
 	ctx := cw.ctx
 	go func() {
 		if err := c.SetPushToTalk(ctx, want); err != nil {
-			cw.env.do(func() {
+			cw.env.Do(func() {
 				cw.ptt = !want
 				cw.setStatus("Could not switch push-to-talk: "+callErrText(err), widget.DangerImportance, false)
 				cw.updateControls()
@@ -469,10 +482,10 @@ func (cw *callWindow) watchDevices() {
 	ctx := cw.ctx
 	go func() {
 		err := e.WatchDevices(ctx, func(ds media.Devices) {
-			cw.env.do(func() { cw.setCallDevices(ds) })
+			cw.env.Do(func() { cw.setCallDevices(ds) })
 		})
 		if err != nil && ctx.Err() == nil {
-			cw.env.do(func() {
+			cw.env.Do(func() {
 				cw.setStatus("Could not list your devices: "+callErrText(err), widget.WarningImportance, false)
 			})
 			cw.loadScreens()
@@ -532,7 +545,7 @@ func (cw *callWindow) devicePicked(speaker bool) {
 		if err == nil {
 			return
 		}
-		cw.env.do(func() {
+		cw.env.Do(func() {
 			if *cur == id {
 				*cur = prev
 				ids := cw.micIDs
@@ -608,7 +621,7 @@ func (cw *callWindow) switchTo(spkID, micID string) {
 			err = c.SwitchMic(ctx, micID)
 		}
 		if err != nil {
-			cw.env.do(func() {
+			cw.env.Do(func() {
 				cw.setStatus("Could not switch to the headset: "+callErrText(err), widget.DangerImportance, false)
 			})
 		}

@@ -1,4 +1,4 @@
-package ui
+package callwin
 
 // The call window's pre-join screen: pick the microphone, speaker and
 // camera (listed by the media engine and refreshed as devices come and
@@ -18,7 +18,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"aimdesk/app/aim"
 	"aimdesk/media"
+	"aimdesk/ui/uikit"
 )
 
 // callChoices is what the user chose before joining.
@@ -42,7 +44,9 @@ type callChoices struct {
 const (
 	callNoMicText = "No microphone found: the agent will not hear you, but you can still type and share your screen; " +
 		"check that a microphone is plugged in and not disabled in the system's sound settings."
-	callNoSpeakerText = "No speaker found: you will not hear the agent, but its answers appear in the transcript; " +
+	callKeepTranscriptText = "Ask the agent to keep a transcript in this conversation (the final text; audio and video are never recorded)"
+	callNoTranscriptText   = "This agent cannot keep a transcript of the call (its card does not offer it)"
+	callNoSpeakerText      = "No speaker found: you will not hear the agent, but its answers appear in the transcript; " +
 		"check that speakers or headphones are connected."
 	callNoSoundText = "No sound system found: you can still type to the agent and share your screen; " +
 		"check that PipeWire or PulseAudio is running (or that the computer has a sound card)."
@@ -101,11 +105,11 @@ type callPrejoin struct {
 func newCallPrejoin(cw *callWindow) *callPrejoin {
 	p := &callPrejoin{cw: cw}
 	p.ctx, p.cancel = context.WithCancel(cw.ctx)
-	p.meterCo = newCoalescer(callMeterInterval, cw.env.do, nil, func(v float64) {
+	p.meterCo = newCoalescer(callMeterInterval, cw.env.Do, nil, func(v float64) {
 		p.micFrames++
 		p.meter.SetLevel(v)
 	})
-	p.previewCo = newCoalescer(callPreviewInterval, cw.env.do, nil, func(img image.Image) {
+	p.previewCo = newCoalescer(callPreviewInterval, cw.env.Do, nil, func(img image.Image) {
 		p.camImg.Image = img
 		p.camImg.Refresh()
 	})
@@ -132,13 +136,21 @@ func (p *callPrejoin) build() {
 	p.camImg.SetMinSize(fyne.NewSize(160, 120))
 	p.micNote, p.spkNote, p.camNote = callNote(), callNote(), callNote()
 	p.soundDetails = newDetailsBox()
-	p.echoNote = wrapLabel("")
-	p.status = wrapLabel("Looking for your microphone, speaker and camera…")
+	p.echoNote = uikit.WrapLabel("")
+	p.status = uikit.WrapLabel("Looking for your microphone, speaker and camera…")
 	p.status.Importance = widget.LowImportance
 	p.shareScreen = widget.NewCheck("Let me share my screen with the agent in this call", nil)
 	p.shareScreen.SetChecked(true)
 	p.cameraOn = widget.NewCheck("Turn my camera on when the call starts", nil)
-	p.transcript = widget.NewCheck("Ask the agent to keep a transcript (the final text; audio and video are never recorded)", nil)
+	p.transcript = widget.NewCheck(callKeepTranscriptText, nil)
+	// The setting decides the default; this checkbox overrides it for one
+	// call. Only agents that declare transcriptHistory can keep one.
+	if aim.KeepsTranscripts(p.cw.agent.Card) {
+		p.transcript.SetChecked(p.cw.env.Core != nil && p.cw.env.Core.Settings().KeepCallTranscripts)
+	} else {
+		p.transcript.Text = callNoTranscriptText
+		p.transcript.Disable()
+	}
 	p.halfDuplex = widget.NewCheck("Mute my microphone while the agent speaks (echo protection)", func(bool) {
 		p.halfDuplexTouched = true
 		p.updateEcho()
@@ -156,8 +168,8 @@ func (p *callPrejoin) build() {
 		widget.NewLabel("Speaker"), container.NewVBox(p.spkSel, p.spkNote),
 		widget.NewLabel("Camera"), container.NewVBox(p.camSel, container.NewHBox(p.camImg), p.camNote),
 	)
-	opts := container.NewVBox(heading("What the agent may see and keep"), p.shareScreen, p.cameraOn, p.transcript,
-		heading("Talking"), p.halfDuplex, p.echoNote, p.pushToTalk)
+	opts := container.NewVBox(uikit.Heading("What the agent may see and keep"), p.shareScreen, p.cameraOn, p.transcript,
+		uikit.Heading("Talking"), p.halfDuplex, p.echoNote, p.pushToTalk)
 	buttons := container.NewHBox(layout.NewSpacer(), p.cancelBtn, p.joinBtn)
 	body := container.NewVBox(title, p.status, form, widget.NewSeparator(), opts)
 	p.root = container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), buttons), nil, nil,
@@ -165,7 +177,7 @@ func (p *callPrejoin) build() {
 }
 
 func callNote() *widget.Label {
-	l := wrapLabel("")
+	l := uikit.WrapLabel("")
 	l.Importance = widget.WarningImportance
 	l.Hide()
 	return l
@@ -203,7 +215,7 @@ func (p *callPrejoin) setEngine(e callEngine, err error) {
 	if e == nil {
 		text := callNoMediaText
 		if err != nil && !errors.Is(err, media.ErrDisabled) {
-			text = "Audio and video do not work here (" + userText(err) + "): you can still type to the agent."
+			text = "Audio and video do not work here (" + uikit.UserText(err) + "): you can still type to the agent."
 		}
 		p.status.SetText(text)
 		p.status.Importance = widget.WarningImportance
@@ -231,10 +243,10 @@ func (p *callPrejoin) setEngine(e callEngine, err error) {
 	ctx := p.ctx
 	go func() {
 		err := e.WatchDevices(ctx, func(ds media.Devices) {
-			p.cw.env.do(func() { p.setDevices(ds) })
+			p.cw.env.Do(func() { p.setDevices(ds) })
 		})
 		if err != nil && ctx.Err() == nil {
-			p.cw.env.do(func() { p.status.SetText("Could not list your devices: " + callErrText(err)) })
+			p.cw.env.Do(func() { p.status.SetText("Could not list your devices: " + callErrText(err)) })
 		}
 	}()
 }
@@ -453,7 +465,7 @@ func (p *callPrejoin) micChanged() {
 	go func() {
 		err := e.MicLevel(ctx, id, p.meterCo.push)
 		if err != nil && ctx.Err() == nil {
-			p.cw.env.do(func() {
+			p.cw.env.Do(func() {
 				p.micFailed = true
 				if errors.Is(err, media.ErrNoSoundSystem) {
 					p.setNote(p.micNote, "")
@@ -479,7 +491,7 @@ func (p *callPrejoin) cameraChanged() {
 	go func() {
 		err := e.Preview(ctx, id, p.previewCo.push)
 		if err != nil && ctx.Err() == nil {
-			p.cw.env.do(func() { p.setNote(p.camNote, "The camera does not work: "+callErrText(err)) })
+			p.cw.env.Do(func() { p.setNote(p.camNote, "The camera does not work: "+callErrText(err)) })
 		}
 	}()
 }
@@ -550,7 +562,7 @@ type detailsBox struct {
 }
 
 func newDetailsBox() *detailsBox {
-	d := &detailsBox{text: wrapLabel("")}
+	d := &detailsBox{text: uikit.WrapLabel("")}
 	d.text.Importance = widget.LowImportance
 	d.acc = widget.NewAccordion(widget.NewAccordionItem("Details", d.text))
 	d.root = d.acc

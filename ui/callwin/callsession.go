@@ -1,4 +1,4 @@
-package ui
+package callwin
 
 // The call window and the session: its events (the session, the agent's
 // state, the transcript, media requests, operations and their approval),
@@ -16,6 +16,7 @@ import (
 
 	"aimdesk/app"
 	"aimdesk/app/aim"
+	"aimdesk/ui/uikit"
 )
 
 // onSessionEvent applies one session event.
@@ -120,7 +121,7 @@ func (cw *callWindow) addNote(text string) {
 }
 
 func (cw *callWindow) appendLine(l *callLine) {
-	l.label = wrapLabel("")
+	l.label = uikit.WrapLabel("")
 	cw.renderLine(l)
 	cw.lines = append(cw.lines, l)
 	cw.transcript.Add(l.label)
@@ -204,7 +205,7 @@ func (cw *callWindow) sender(ctx context.Context, s callSession) {
 
 func (cw *callWindow) sent(ctx context.Context, job callSend, s callSession) {
 	_, err := s.Send(ctx, job.in)
-	cw.env.do(func() {
+	cw.env.Do(func() {
 		if err != nil && ctx.Err() == nil {
 			cw.setStatus("Could not "+job.what+": "+callErrText(err), widget.DangerImportance, false)
 		}
@@ -243,7 +244,7 @@ func (cw *callWindow) showRequest(r *aim.MediaRequest) {
 	cw.request = &cp
 	text := "The agent asks to see your " + sourceWord(r.Source) + "."
 	if reason := strings.TrimSpace(r.Reason); reason != "" {
-		text += " Its reason: “" + approvalClipRunes(approvalOneLine(reason), 200) + "”"
+		text += " Its reason: “" + uikit.ClipRunes(uikit.OneLine(reason), 200) + "”"
 	}
 	cw.reqText.SetText(text)
 	cw.denyBtn.Enable()
@@ -254,7 +255,7 @@ func (cw *callWindow) showRequest(r *aim.MediaRequest) {
 // callConsentArmDelay is how long the allow buttons of a media request
 // stay inactive after it appears, as Approve does for approvals: the bar
 // may appear under a pointer that was about to click something else.
-const callConsentArmDelay = approvalArmDelay
+const callConsentArmDelay = uikit.ArmDelay
 
 // armConsent disables the allow buttons and enables them after
 // callConsentArmDelay (showing the countdown), unless another request
@@ -277,7 +278,7 @@ func (cw *callWindow) armConsent() {
 		label(cw.allowOnce, "Allow once")
 		label(cw.allowSession, "Allow for this call")
 		if time.Now().Before(until) {
-			time.AfterFunc(approvalArmTick, func() { cw.env.do(tick) })
+			time.AfterFunc(uikit.ArmTick, func() { cw.env.Do(tick) })
 			return
 		}
 		cw.allowOnce.Enable()
@@ -346,7 +347,7 @@ func (cw *callWindow) onOperation(op *aim.Operation, resynced bool) {
 	cw.trackPending(op)
 	title := "an operation"
 	if op.Requirement != nil && op.Requirement.Title != "" {
-		title = "“" + approvalClipRunes(approvalOneLine(op.Requirement.Title), 120) + "”"
+		title = "“" + uikit.ClipRunes(uikit.OneLine(op.Requirement.Title), 120) + "”"
 	}
 	switch {
 	case op.State == aim.OperationAwaitingConfirmation:
@@ -388,10 +389,10 @@ func (cw *callWindow) openApproval(operationID string) bool {
 	if s == nil || cw.m.approvals == nil {
 		return false
 	}
-	for _, ap := range cw.env.core.Approvals() {
+	for _, ap := range cw.env.Core.Approvals() {
 		if ap.State == app.ApprovalPending && ap.TaskID == s.TaskID() && app.IsRealtimeApproval(ap.ID) &&
 			strings.Contains(ap.ID, "/"+operationID+"/") {
-			cw.m.approvals.open(ap.ID, cw.win, callApprovalNotice(cw.agentName()))
+			cw.m.approvals.OpenOver(ap.ID, cw.win, callApprovalNotice(cw.agentName()))
 			return true
 		}
 	}

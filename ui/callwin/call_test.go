@@ -1,4 +1,4 @@
-package ui
+package callwin
 
 import (
 	"context"
@@ -17,7 +17,6 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/a2a"
 	"aimdesk/app/aim"
-	"aimdesk/app/devagent"
 	"aimdesk/media"
 )
 
@@ -357,16 +356,16 @@ func (c *fakeControl) session() *fakeSession {
 type fakeCallHarness struct {
 	t      *testing.T
 	q      *postQueue
-	env    *uiEnv
+	env    *Env
 	engine *fakeEngine
 	ctl    *fakeControl
-	m      *callManager
+	m      *Manager
 	cw     *callWindow
 }
 
 func realtimeTestAgent() app.Agent {
 	card := &a2a.AgentCard{Name: "Reference agent"}
-	card.Capabilities.Extensions = []a2a.AgentExtension{{URI: aim.RealtimeExtension, Params: json.RawMessage(`{"mediaBindings":["livekit-webrtc-v1"]}`)}}
+	card.Capabilities.Extensions = []a2a.AgentExtension{{URI: aim.RealtimeExtension, Params: json.RawMessage(`{"mediaBindings":["livekit-webrtc-v1"],"transcriptHistory":true}`)}}
 	return app.Agent{
 		ID: "agent-1", Name: "Reference agent", Card: card, Status: app.AgentReady,
 		Interface: a2a.AgentInterface{ProtocolVersion: a2a.Version10},
@@ -393,9 +392,8 @@ func newFakeCallHarnessWith(t *testing.T, e *fakeEngine, core *app.Core, agent a
 	a := test.NewTempApp(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &fakeCallHarness{t: t, q: &postQueue{}, engine: e, ctl: &fakeControl{}}
-	win := a.NewWindow("aimdesk")
-	h.env = &uiEnv{ctx: ctx, app: a, win: win, core: core, do: h.q.post}
-	h.m = newCallManager(h.env, nil)
+	h.env = &Env{Ctx: ctx, App: a, Core: core, Do: h.q.post}
+	h.m = NewManager(h.env, nil)
 	h.m.control = h.ctl
 	h.m.newEngine = func() (callEngine, error) {
 		if e == nil {
@@ -512,7 +510,7 @@ func TestCallSupport(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ok, why := callSupport(tt.a)
+			ok, why := Support(tt.a)
 			if ok != tt.ok || !strings.Contains(why, tt.why) {
 				t.Fatalf("callSupport = %v %q", ok, why)
 			}
@@ -719,50 +717,26 @@ func TestCallTextOnlyWithoutMedia(t *testing.T) {
 	}
 }
 
-func TestWindowStartCall(t *testing.T) {
-	h := newChatHarness(t, chatHarnessConfig{})
-	plain := h.addAgent()
-	btn := buttonUnder(h.w.details.Object(), "Start call…")
-	if btn == nil || !btn.Disabled() || !strings.Contains(visibleText(h.w.details.Object()), "This agent offers no calls") {
-		t.Fatalf("the agent without realtime: button %v, view:\n%s", btn, visibleText(h.w.details.Object()))
+// TestManagerOneWindowPerAgent: starting a call with an agent whose call
+// window is open brings that window forward; a closed window is gone.
+func TestManagerOneWindowPerAgent(t *testing.T) {
+	h := newFakeCallHarness(t, &fakeEngine{devs: nullDevices()})
+	cw := h.cw
+	if cw.phase != callPrejoinPhase || cw.win.Title() != "Call with "+cw.agentName() {
+		t.Fatalf("no pre-join window: %q", cw.win.Title())
 	}
-	h.w.startCall() // the menu item says why
-	if got := overlayText(h.w.Window); !strings.Contains(got, "offers no calls") {
-		t.Fatalf("the menu item did not say why: %q", got)
-	}
-
-	srv, err := devagent.Start(h.ctx, devagent.Config{Addr: "127.0.0.1:0", Handler: devagent.HandlerConfig{
-		LiveKit: &devagent.LiveKitConfig{URL: "ws://127.0.0.1:1", APIKey: "k", APISecret: "secret-secret-secret-secret-secret-0"},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	rt, err := h.core.AddAgent(h.ctx, srv.URL(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.waitFor("the second agent", func() bool { _, ok := h.w.agent(rt.ID); return ok })
-	h.w.selectAgent(rt.ID)
-	h.q.drain()
-	btn = buttonUnder(h.w.details.Object(), "Start call…")
-	if btn == nil || btn.Disabled() {
-		t.Fatalf("the realtime agent's button: %v", btn)
-	}
-	h.w.calls.newEngine = func() (callEngine, error) { return &fakeEngine{devs: nullDevices()}, nil }
-	test.Tap(btn)
-	cw := h.w.calls.open[rt.ID]
-	if cw == nil || cw.phase != callPrejoinPhase || cw.win.Title() != "Call with "+devagent.AgentName {
-		t.Fatalf("no pre-join window: %+v", cw)
-	}
-	h.waitFor("the devices", func() bool { return !cw.pre.joinBtn.Disabled() })
-	if again := h.w.calls.start(rt); again != cw {
+	if again := h.m.start(realtimeTestAgent()); again != cw {
 		t.Fatal("a second window for the same agent")
 	}
+	h.m.Start(realtimeTestAgent())
+	if len(h.m.open) != 1 {
+		t.Fatalf("%d windows", len(h.m.open))
+	}
 	cw.win.Close()
-	if h.w.calls.open[rt.ID] != nil || plain.ID == rt.ID {
+	if len(h.m.open) != 0 {
 		t.Fatal("the closed window is still listed")
 	}
+	h.cw = nil
 }
 
 func TestCallBannersAndAgentEnding(t *testing.T) {

@@ -1,4 +1,4 @@
-package ui
+package callwin
 
 // The glue between the call window and what it drives: the media engine
 // (package media) and the realtime control plane (app/aim through the
@@ -16,6 +16,7 @@ import (
 	"aimdesk/app/a2a"
 	"aimdesk/app/aim"
 	"aimdesk/media"
+	"aimdesk/ui/uikit"
 )
 
 // callEngine is what the call window needs of the media engine.
@@ -122,8 +123,9 @@ func (c coreControl) Observe(agentID, convID string, s callSession, ev aim.Event
 	}
 }
 
-// callSupport says whether a call can be started with a, and why not.
-func callSupport(a app.Agent) (bool, string) {
+// Support says whether a call can be started with a, and why not (a
+// sentence for the user).
+func Support(a app.Agent) (bool, string) {
 	switch {
 	case a.Card == nil:
 		return false, "aimdesk has not read this agent's card yet."
@@ -211,5 +213,5 @@ func callErrText(err error) string {
 	case errors.As(err, &pce):
 		return "The agent did not answer in time; it may or may not have received it."
 	}
-	return userText(err)
+	return uikit.UserText(err)
 }

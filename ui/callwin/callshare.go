@@ -1,4 +1,4 @@
-package ui
+package callwin
 
 // Sharing the screen and the camera in a call (media.request,
 // media.prepare, media.stop around the media call's StartScreen and
@@ -21,6 +21,7 @@ import (
 
 	"aimdesk/app/aim"
 	"aimdesk/media"
+	"aimdesk/ui/uikit"
 )
 
 // pointAt sends the region dragged over the preview (visual.select).
@@ -79,9 +80,9 @@ func (cw *callWindow) confirmCamera(deviceID string) {
 	img := canvas.NewImageFromImage(nil)
 	img.FillMode = canvas.ImageFillContain
 	img.SetMinSize(fyne.NewSize(320, 240))
-	note := wrapLabel("Starting the camera…")
+	note := uikit.WrapLabel("Starting the camera…")
 	ctx, cancel := context.WithCancel(cw.ctx)
-	co := newCoalescer(callPreviewInterval, cw.env.do, nil, func(frame image.Image) {
+	co := newCoalescer(callPreviewInterval, cw.env.Do, nil, func(frame image.Image) {
 		img.Image = frame
 		img.Refresh()
 		note.SetText("This is what " + cw.agentName() + " will see.")
@@ -90,7 +91,7 @@ func (cw *callWindow) confirmCamera(deviceID string) {
 	go func() {
 		err := e.Preview(ctx, deviceID, co.push)
 		if err != nil && ctx.Err() == nil {
-			cw.env.do(func() { note.SetText("The camera does not work: " + callErrText(err)) })
+			cw.env.Do(func() { note.SetText("The camera does not work: " + callErrText(err)) })
 		}
 	}()
 	d := dialog.NewCustomConfirm("Share your camera?", "Share camera", "Cancel",
@@ -117,9 +118,9 @@ func (cw *callWindow) pickScreen() {
 	cw.pickerRadio = nil
 	switch len(screens) {
 	case 0:
-		body = wrapLabel("aimdesk will share your screen. The agent sees everything on it until you stop sharing.")
+		body = uikit.WrapLabel("aimdesk will share your screen. The agent sees everything on it until you stop sharing.")
 	case 1:
-		body = wrapLabel("You have one screen: " + screens[0].Name + ". The agent sees everything on it until you stop sharing.")
+		body = uikit.WrapLabel("You have one screen: " + screens[0].Name + ". The agent sees everything on it until you stop sharing.")
 	default:
 		names := make([]string, len(screens))
 		for i, s := range screens {
@@ -128,7 +129,7 @@ func (cw *callWindow) pickScreen() {
 		cw.pickerRadio = widget.NewRadioGroup(names, nil)
 		cw.pickerRadio.Required = true
 		cw.pickerRadio.SetSelected(names[0])
-		body = container.NewVBox(wrapLabel("Which screen? The agent sees everything on it until you stop sharing."), cw.pickerRadio)
+		body = container.NewVBox(uikit.WrapLabel("Which screen? The agent sees everything on it until you stop sharing."), cw.pickerRadio)
 	}
 	cancel := widget.NewButton("Cancel", func() { cw.picker.Hide() })
 	cw.pickerShare = widget.NewButtonWithIcon("Share", theme.ComputerIcon(), func() {
@@ -171,7 +172,7 @@ func (cw *callWindow) startShare(src aim.MediaSource, deviceID string) {
 	ctx := cw.ctx
 	go func() {
 		err := shareSource(ctx, s, c, src, deviceID, offer)
-		cw.env.do(func() { cw.shareStarted(src, err) })
+		cw.env.Do(func() { cw.shareStarted(src, err) })
 	}()
 }
 
@@ -223,7 +224,7 @@ func (cw *callWindow) startScreenPreview() {
 	}
 	ctx, cancel := context.WithCancel(cw.ctx)
 	cw.previewStop = cancel
-	cw.frameCo = newCoalescer(callPreviewInterval, cw.env.do, nil, func(img image.Image) {
+	cw.frameCo = newCoalescer(callPreviewInterval, cw.env.Do, nil, func(img image.Image) {
 		if cw.screenOn {
 			cw.preview.SetFrame(img)
 		}
@@ -252,7 +253,7 @@ func (cw *callWindow) stopShare(src aim.MediaSource) {
 		if s != nil {
 			_, _ = s.Send(ctx, aim.StopMedia(src))
 		}
-		cw.env.do(func() { cw.shareStopped(src, err) })
+		cw.env.Do(func() { cw.shareStopped(src, err) })
 	}()
 }
 

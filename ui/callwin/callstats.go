@@ -1,4 +1,4 @@
-package ui
+package callwin
 
 // The call window's statistics panel: how the agent's voice arrives
 // (jitter, loss, the jitter buffer's delay, concealment) and how ours
@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/media"
+	"aimdesk/ui/uikit"
 )
 
 // statsFigures are the panel's rows, in order.
@@ -36,7 +37,7 @@ func (cw *callWindow) buildStats() {
 		grid.Add(k)
 		grid.Add(v)
 	}
-	cw.statsPanel = container.NewVBox(heading("Call statistics"), grid)
+	cw.statsPanel = container.NewVBox(uikit.Heading("Call statistics"), grid)
 	cw.setShown(cw.statsPanel, false)
 	cw.statsBtn = widget.NewButtonWithIcon(statsShowText, theme.InfoIcon(), cw.toggleStats)
 	cw.statsBtn.Importance = widget.LowImportance

@@ -1,4 +1,4 @@
-package ui
+package callwin
 
 import (
 	"context"
@@ -196,5 +196,83 @@ func TestCallSwitchDevices(t *testing.T) {
 	})
 	if mics, _ := fm.switched(); !slices.Equal(mics, []string{"m2", "m1"}) {
 		t.Fatalf("SwitchMic calls %v", mics)
+	}
+}
+
+// TestCallTranscriptChoice: the pre-join checkbox follows the setting
+// "Keep call transcripts" for an agent that declares transcriptHistory,
+// and is off and disabled, saying why, for one that does not.
+func TestCallTranscriptChoice(t *testing.T) {
+	core, agent := callCore(t)
+	for _, tt := range []struct {
+		name             string
+		capable, setting bool
+		checked, enabled bool
+	}{
+		{"capable, setting off", true, false, false, true},
+		{"capable, setting on", true, true, true, true},
+		{"not capable, setting on", false, true, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := core.Settings()
+			s.KeepCallTranscripts = tt.setting
+			if err := core.SetSettings(context.Background(), s); err != nil {
+				t.Fatal(err)
+			}
+			a := agent
+			if !tt.capable {
+				a = realtimeTestAgent()
+				a.ID = agent.ID
+				a.Card.Capabilities.Extensions[0].Params = []byte(`{"mediaBindings":["livekit-webrtc-v1"]}`)
+			}
+			h := newFakeCallHarnessWith(t, &fakeEngine{devs: nullDevices(), caps: media.Capabilities{Audio: true}}, core, a)
+			p := h.cw.pre
+			if p.transcript.Checked != tt.checked || p.transcript.Disabled() == tt.enabled {
+				t.Fatalf("checked %v disabled %v, want checked %v enabled %v", p.transcript.Checked, p.transcript.Disabled(), tt.checked, tt.enabled)
+			}
+			if !tt.capable && !strings.Contains(p.transcript.Text, "cannot keep a transcript") {
+				t.Fatalf("the disabled box does not say why: %q", p.transcript.Text)
+			}
+		})
+	}
+}
+
+// TestCallKeepsTranscriptInItsConversation: a call started from a
+// conversation continues its context and keeps its final lines there, in
+// the existing direct chat, not in a new conversation.
+func TestCallKeepsTranscriptInItsConversation(t *testing.T) {
+	core, agent := callCore(t)
+	ctx := context.Background()
+	conv, err := core.NewConversation(ctx, agent.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := core.AdoptContext(ctx, conv.ID, "ctx-of-the-chat"); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := core.Conversations(ctx, agent.ID)
+	h := newFakeCallHarnessWith(t, &fakeEngine{devs: nullDevices(), caps: media.Capabilities{Audio: true}}, core, agent)
+	h.m.StartIn(agent, conv.ID) // the window is open: it learns where it was started from
+	s := h.joinFake(func(p *callPrejoin) { p.transcript.SetChecked(true) })
+	if h.ctl.opts.ContextID != "ctx-of-the-chat" || !h.ctl.opts.KeepTranscript {
+		t.Fatalf("create options %+v: not in the conversation's context", h.ctl.opts)
+	}
+	s.events <- aim.Event{Name: aim.EventTranscript, Transcript: &aim.Transcript{Role: aim.RoleAgent, Text: "Kept here.", Final: true}}
+	want := []string{string(a2a.RoleAgent) + ": Kept here."}
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Equal(keptLines(t, core, conv.ID), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("stored lines %q, want %q", keptLines(t, core, conv.ID), want)
+		}
+		h.q.drain()
+		time.Sleep(10 * time.Millisecond)
+	}
+	after, _ := core.Conversations(ctx, agent.ID)
+	if len(after) != len(before) {
+		t.Fatalf("%d conversations before, %d after: the transcript went elsewhere", len(before), len(after))
+	}
+	got, err := core.Conversation(ctx, conv.ID)
+	if err != nil || got.ContextID != "ctx-of-the-chat" {
+		t.Fatalf("the conversation's context changed: %+v %v", got, err)
 	}
 }

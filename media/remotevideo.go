@@ -1,0 +1,307 @@
+//go:build !nomedia
+
+package media
+
+import (
+	"context"
+	"errors"
+	"image"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	lksdk "github.com/livekit/server-sdk-go/v2"
+	"github.com/pion/mediadevices/pkg/codec"
+	"github.com/pion/mediadevices/pkg/codec/vpx"
+	"github.com/pion/mediadevices/pkg/prop"
+	"github.com/pion/rtp/codecs"
+	"github.com/pion/webrtc/v4"
+	"github.com/pion/webrtc/v4/pkg/media/samplebuilder"
+)
+
+// Remote video: every subscribed VP8 track of another participant (the
+// agent's avatar or a diagram it shares) is depacketized (pion's sample
+// builder), decoded (libvpx through mediadevices, the library that encodes
+// ours) and kept as its newest frame only. RemoteVideo hands frames on at
+// a bounded rate, newest first: a slow reader skips frames, nothing
+// queues. ViewRemoteVideo is adaptive stream: the size shown goes to the
+// SFU, and a hidden track is disabled so the SFU stops forwarding it.
+
+// remoteVideoMaxLate is the sample builder's reorder window in packets.
+const remoteVideoMaxLate = 128
+
+// pliGap is the least time between two keyframe requests of one track.
+const pliGap = 500 * time.Millisecond
+
+// remoteVideo decodes one remote video track on its own goroutine.
+type remoteVideo struct {
+	sid, identity string
+	source        TrackSource
+	pub           *lksdk.RemoteTrackPublication
+	rp            *lksdk.RemoteParticipant
+	track         *webrtc.TrackRemote
+
+	latest                  atomic.Pointer[RemoteFrame]
+	packets, frames, errors atomic.Uint64
+	closed                  atomic.Bool
+
+	mu      sync.Mutex // guards the view
+	enabled bool
+	w, h    int
+}
+
+// startRemoteVideo starts decoding track (VP8 only; other codecs are read
+// and dropped so the receive buffers do not fill).
+func startRemoteVideo(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) *remoteVideo {
+	v := &remoteVideo{
+		sid: pub.SID(), identity: rp.Identity(), source: TrackSource(lowerSource(pub)),
+		pub: pub, rp: rp, track: track, enabled: true,
+	}
+	go v.run()
+	return v
+}
+
+func lowerSource(pub *lksdk.RemoteTrackPublication) string {
+	return strings.ToLower(pub.Source().String())
+}
+
+// frameReader hands the decoder the one frame pushed before each Read.
+type frameReader struct{ b []byte }
+
+var errNoFrame = errors.New("media: no frame queued")
+
+func (r *frameReader) Read(p []byte) (int, error) {
+	if r.b == nil {
+		return 0, errNoFrame
+	}
+	if len(r.b) > len(p) {
+		r.b = nil
+		return 0, io.ErrShortBuffer
+	}
+	n := copy(p, r.b)
+	r.b = nil
+	return n, nil
+}
+
+func (v *remoteVideo) run() {
+	if !isVP8(v.track.Codec().MimeType) {
+		for !v.closed.Load() {
+			if _, _, err := v.track.ReadRTP(); err != nil {
+				return
+			}
+			v.packets.Add(1)
+		}
+		return
+	}
+	in := &frameReader{}
+	var dec codec.VideoDecoder
+	defer func() {
+		if dec != nil {
+			_ = dec.Close()
+		}
+	}()
+	sb := samplebuilder.New(remoteVideoMaxLate, &codecs.VP8Packet{}, 90000)
+	needKey := true
+	var lastPLI time.Time
+	askKey := func() {
+		needKey = true
+		if time.Since(lastPLI) >= pliGap {
+			lastPLI = time.Now()
+			v.rp.WritePLI(v.track.SSRC())
+		}
+	}
+	for !v.closed.Load() {
+		pkt, _, err := v.track.ReadRTP()
+		if err != nil {
+			return
+		}
+		v.packets.Add(1)
+		sb.Push(pkt)
+		for s := sb.Pop(); s != nil; s = sb.Pop() {
+			if s.PrevDroppedPackets > 0 {
+				askKey()
+			}
+			if len(s.Data) == 0 {
+				continue
+			}
+			key := s.Data[0]&1 == 0
+			if needKey && !key {
+				askKey()
+				continue
+			}
+			if dec == nil {
+				d, err := vpx.NewDecoder(in, prop.Media{})
+				if err != nil {
+					v.errors.Add(1)
+					return
+				}
+				dec = d
+			}
+			in.b = s.Data
+			img, _, err := dec.Read()
+			in.b = nil
+			if errors.Is(err, errNoFrame) {
+				continue // a frame that is not shown (VP8 altref)
+			}
+			if err != nil {
+				v.errors.Add(1)
+				askKey()
+				continue
+			}
+			needKey = false
+			y, ok := img.(*image.YCbCr)
+			if !ok {
+				continue
+			}
+			n := v.frames.Add(1)
+			v.latest.Store(&RemoteFrame{TrackSID: v.sid, Identity: v.identity, Source: v.source, Image: y, Seq: n})
+		}
+	}
+}
+
+func isVP8(mime string) bool { return strings.EqualFold(mime, webrtc.MimeTypeVP8) }
+
+// view applies the size shown, or disables the track (w or h ≤ 0).
+// Unchanged views send nothing.
+func (v *remoteVideo) view(w, h int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if w <= 0 || h <= 0 {
+		if v.enabled {
+			v.enabled = false
+			v.pub.SetEnabled(false)
+		}
+		return
+	}
+	if !v.enabled {
+		v.enabled = true
+		v.pub.SetEnabled(true)
+	}
+	if w != v.w || h != v.h {
+		v.w, v.h = w, h
+		v.pub.SetVideoDimensions(uint32(w), uint32(h)) // #nosec G115 -- positive
+	}
+}
+
+func (v *remoteVideo) stats() RemoteVideoStats {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return RemoteVideoStats{
+		Packets: v.packets.Load(), Frames: v.frames.Load(), Errors: v.errors.Load(),
+		Enabled: v.enabled, Width: v.w, Height: v.h,
+	}
+}
+
+// reconcileVideo starts decoding subscribed remote video tracks and stops
+// the ones that went away (call goroutine; see reconcile).
+func (c *Call) reconcileVideo(pubs map[string]remoteVideoPub) {
+	c.vmu.Lock()
+	defer c.vmu.Unlock()
+	for sid, p := range pubs {
+		if v, ok := c.vids[sid]; ok && v.track == p.track {
+			continue
+		} else if ok {
+			v.closed.Store(true)
+		}
+		if c.vids == nil {
+			c.vids = map[string]*remoteVideo{}
+		}
+		c.vids[sid] = startRemoteVideo(p.track, p.pub, p.rp)
+	}
+	for sid, v := range c.vids {
+		if _, ok := pubs[sid]; !ok {
+			v.closed.Store(true)
+			delete(c.vids, sid)
+		}
+	}
+}
+
+// remoteVideoPub is a subscribed remote video track found by reconcile.
+type remoteVideoPub struct {
+	track *webrtc.TrackRemote
+	pub   *lksdk.RemoteTrackPublication
+	rp    *lksdk.RemoteParticipant
+}
+
+func (c *Call) closeVideos() {
+	c.vmu.Lock()
+	defer c.vmu.Unlock()
+	for sid, v := range c.vids {
+		v.closed.Store(true)
+		delete(c.vids, sid)
+	}
+}
+
+func (c *Call) videos() []*remoteVideo {
+	c.vmu.Lock()
+	defer c.vmu.Unlock()
+	out := make([]*remoteVideo, 0, len(c.vids))
+	for _, v := range c.vids {
+		out = append(out, v)
+	}
+	return out
+}
+
+// RemoteVideo calls fn with the newest decoded frame of each remote video
+// track, at most RemoteVideoFPS times a second per track and only when it
+// changed, until ctx ends or the call is left. Frames decoded between two
+// calls are skipped (the newest wins), so a slow fn never makes frames
+// queue. fn runs on RemoteVideo's goroutine.
+func (c *Call) RemoteVideo(ctx context.Context, fn func(RemoteFrame)) error {
+	t := time.NewTicker(time.Second / RemoteVideoFPS)
+	defer t.Stop()
+	seen := map[*remoteVideo]uint64{}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.done:
+			return nil
+		case <-t.C:
+		}
+		vs := c.videos()
+		live := map[*remoteVideo]bool{}
+		for _, v := range vs {
+			live[v] = true
+			f := v.latest.Load()
+			if f == nil || f.Seq == seen[v] {
+				continue
+			}
+			seen[v] = f.Seq
+			fn(*f)
+		}
+		for v := range seen {
+			if !live[v] {
+				delete(seen, v)
+			}
+		}
+	}
+}
+
+// ViewRemoteVideo is adaptive stream for the remote video track sid: it
+// asks the SFU for the layer that fits w×h pixels (the size shown), or,
+// with w or h ≤ 0 (hidden, minimised), disables the track so the SFU
+// stops forwarding it until it is shown again. ErrUnknownTrack when the
+// call receives no such track.
+func (c *Call) ViewRemoteVideo(sid string, w, h int) error {
+	c.vmu.Lock()
+	v := c.vids[sid]
+	c.vmu.Unlock()
+	if v == nil {
+		return ErrUnknownTrack
+	}
+	v.view(w, h)
+	return nil
+}
+
+// RemoteVideoStats reports what arrived of each remote video track, by
+// track SID.
+func (c *Call) RemoteVideoStats() map[string]RemoteVideoStats {
+	out := map[string]RemoteVideoStats{}
+	for _, v := range c.videos() {
+		out[v.sid] = v.stats()
+	}
+	return out
+}

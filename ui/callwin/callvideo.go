@@ -1,0 +1,189 @@
+package callwin
+
+// The agent's video: when the agent publishes a video track (an avatar, a
+// diagram it shares), the call window shows its decoded frames in their
+// own area, at most callPreviewInterval apart with the newest frame
+// winning (the coalescer). Adaptive stream: the area's size in pixels goes
+// to the SFU (media.Call.ViewRemoteVideo), and hiding the area disables
+// the track so the SFU stops sending it until it is shown again.
+
+import (
+	"context"
+	"image"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"aimdesk/media"
+	"aimdesk/ui/uikit"
+)
+
+// callVideoMin is the smallest size of the agent's video area.
+var callVideoMin = fyne.NewSize(256, 192)
+
+// remoteVideoer is a media call that decodes other participants' video
+// (*media.Call).
+type remoteVideoer interface {
+	RemoteVideo(ctx context.Context, fn func(media.RemoteFrame)) error
+	ViewRemoteVideo(sid string, w, h int) error
+}
+
+// agentVideo is the call window's area for the agent's video. Its fields
+// belong to the Fyne goroutine.
+type agentVideo struct {
+	panel   *fyne.Container // heading, area, hide button: shown while the agent publishes video
+	area    *videoArea
+	img     *canvas.Image
+	hideBtn *widget.Button
+	hidden  bool // hidden by the user
+
+	sid    string // the agent's video track
+	frames int    // frames shown
+	view   [2]int // the view last sent to the SFU (pixels; 0×0: disabled)
+	co     *coalescer[media.RemoteFrame]
+	stop   context.CancelFunc
+}
+
+// buildVideo makes the agent's video area (hidden until there is video).
+func (cw *callWindow) buildVideo() {
+	v := &cw.video
+	v.img = canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 4, 3)))
+	v.img.FillMode = canvas.ImageFillContain
+	v.img.ScaleMode = canvas.ImageScaleFastest
+	bg := canvas.NewRectangle(theme.Color(theme.ColorNameShadow))
+	v.area = newVideoArea(container.NewStack(bg, v.img), cw.updateVideoView)
+	v.hideBtn = widget.NewButtonWithIcon("Hide video", theme.VisibilityOffIcon(), cw.toggleVideo)
+	v.panel = container.NewBorder(container.NewBorder(nil, nil, nil, v.hideBtn, uikit.Heading("The agent's video")), nil, nil, nil, v.area)
+	cw.setShown(v.panel, false)
+}
+
+// startAgentVideo follows the media call's remote video, when it has any.
+func (cw *callWindow) startAgentVideo(c callMedia) {
+	rv, ok := c.(remoteVideoer)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithCancel(cw.ctx)
+	cw.video.stop = cancel
+	cw.video.co = newCoalescer(callPreviewInterval, cw.env.Do, nil, cw.showAgentFrame)
+	co := cw.video.co
+	go func() { _ = rv.RemoteVideo(ctx, co.push) }()
+}
+
+func (cw *callWindow) stopAgentVideo() {
+	if cw.video.co != nil {
+		cw.video.co.stop()
+	}
+	if cw.video.stop != nil {
+		cw.video.stop()
+	}
+}
+
+// showAgentFrame shows a decoded frame of the agent's video track.
+func (cw *callWindow) showAgentFrame(f media.RemoteFrame) {
+	if cw.root == nil || cw.phase == callEnded || f.TrackSID != cw.video.sid || cw.video.hidden {
+		return
+	}
+	cw.video.img.Image = f.Image
+	cw.video.img.Refresh()
+	cw.video.frames++
+}
+
+// applyVideoTracks shows the area while the agent publishes a video track
+// and forgets it when the track goes.
+func (cw *callWindow) applyVideoTracks(ps []media.Participant) {
+	sid := ""
+	if p, ok := agentParticipant(ps); ok {
+		for _, t := range p.Tracks {
+			if t.Kind == media.KindVideo && t.Subscribed && !t.Muted {
+				sid = t.SID
+				break
+			}
+		}
+	}
+	if sid == cw.video.sid {
+		return
+	}
+	cw.video.sid, cw.video.view = sid, [2]int{}
+	if sid == "" {
+		cw.video.img.Image = image.NewRGBA(image.Rect(0, 0, 4, 3))
+		cw.video.img.Refresh()
+	}
+	cw.setShown(cw.video.panel, sid != "")
+	cw.updateVideoView()
+}
+
+// toggleVideo hides or shows the agent's video (Hide video / Show video).
+func (cw *callWindow) toggleVideo() {
+	v := &cw.video
+	v.hidden = !v.hidden
+	if v.hidden {
+		v.hideBtn.SetText("Show video")
+		v.hideBtn.SetIcon(theme.VisibilityIcon())
+	} else {
+		v.hideBtn.SetText("Hide video")
+		v.hideBtn.SetIcon(theme.VisibilityOffIcon())
+	}
+	cw.setShown(v.area, !v.hidden)
+	cw.updateVideoView()
+}
+
+// updateVideoView tells the SFU the size the agent's video is shown at,
+// or that it is not shown.
+func (cw *callWindow) updateVideoView() {
+	v := &cw.video
+	_, c := cw.live.get()
+	rv, ok := c.(remoteVideoer)
+	if !ok || v.sid == "" {
+		return
+	}
+	var want [2]int
+	if !v.hidden && v.panel.Visible() && v.area.Visible() {
+		s := v.area.Size()
+		scale := cw.win.Canvas().Scale()
+		want = [2]int{int(s.Width * scale), int(s.Height * scale)}
+	}
+	if want == v.view || (want[0] > 0) != (want[1] > 0) {
+		return
+	}
+	v.view = want
+	sid := v.sid
+	go func() { _ = rv.ViewRemoteVideo(sid, want[0], want[1]) }()
+}
+
+// videoArea holds the video and reports its size when it changes (on the
+// Fyne goroutine, from layout).
+type videoArea struct {
+	widget.BaseWidget
+	content  fyne.CanvasObject
+	onResize func()
+	last     fyne.Size
+}
+
+func newVideoArea(content fyne.CanvasObject, onResize func()) *videoArea {
+	a := &videoArea{content: content, onResize: onResize}
+	a.ExtendBaseWidget(a)
+	return a
+}
+
+func (a *videoArea) CreateRenderer() fyne.WidgetRenderer { return &videoAreaRenderer{a: a} }
+
+type videoAreaRenderer struct{ a *videoArea }
+
+func (r *videoAreaRenderer) Layout(s fyne.Size) {
+	r.a.content.Resize(s)
+	if s != r.a.last {
+		r.a.last = s
+		if r.a.onResize != nil {
+			r.a.onResize()
+		}
+	}
+}
+
+func (r *videoAreaRenderer) MinSize() fyne.Size           { return callVideoMin }
+func (r *videoAreaRenderer) Refresh()                     { r.a.content.Refresh() }
+func (r *videoAreaRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.a.content} }
+func (r *videoAreaRenderer) Destroy()                     {}
