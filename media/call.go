@@ -1202,7 +1202,6 @@ func (c *Call) startVideo(slot **videoOut, src *video.Source, bitrate int, sourc
 		return err
 	}
 	v := &videoOut{pub: pub, source: source, id: id, limit: limit, target: limit}
-	pub.SetHold(c.holdVideo)
 	if c.room != nil {
 		if err := c.publishVideo(v); err != nil {
 			_ = pub.Close()

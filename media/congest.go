@@ -20,12 +20,9 @@ var interceptorsHook func() []interceptor.Factory
 // follow the estimate: about 10 times a second.
 const adaptEvery = 3
 
-// holdQueue: while video waits in the pacer for longer than this, the
-// video publishers take no new frame (see video.Publisher.SetHold).
-const holdQueue = 300 * time.Millisecond
-
-// holdVideo is the publishers' hold function.
-func (c *Call) holdVideo() bool { return c.cc.Stats().QueueDelay > holdQueue }
+// lossyQueue: video queued for longer than this when a lossy report
+// arrives makes adaptVideo ask for a keyframe.
+const lossyQueue = 300 * time.Millisecond
 
 // staleQueue is how much queued video (at the pacing rate) makes
 // adaptVideo ask for a keyframe instead.
@@ -99,7 +96,7 @@ func (c *Call) adaptVideo() {
 	// well smaller than the queue (else the keyframe takes longer)
 	lossy := st.LossyReports > c.ccLossy
 	c.ccLossy = st.LossyReports
-	if (st.QueueDelay > staleQueue || (lossy && st.QueueDelay > holdQueue)) && now.Sub(c.ccKeyAt) > 2*staleQueue {
+	if (st.QueueDelay > staleQueue || (lossy && st.QueueDelay > lossyQueue)) && now.Sub(c.ccKeyAt) > 2*staleQueue {
 		c.ccKeyAt = now
 		for _, v := range []*videoOut{c.screen, c.camera} {
 			if v != nil && st.Queued > 2*v.pub.LastKeyFrameSize() {

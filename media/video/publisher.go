@@ -112,9 +112,6 @@ type Publisher struct {
 	wantRate atomic.Int64
 	rate     int
 	rateFPS  float64
-	hold     atomic.Pointer[func() bool]
-	kfWanted atomic.Bool   // a keyframe was asked for and not yet written (it passes the hold)
-	held     atomic.Uint64 // times the pump waited because of hold
 
 	// keyframes asked for by receivers, rate-limited (kfMu guards them)
 	kfMu         sync.Mutex
@@ -230,7 +227,6 @@ func (p *Publisher) SuppressedKeyFrames() uint64 { return p.kfSuppressed.Load() 
 // RequestKeyFrame makes the next frame a keyframe, and has the source
 // hand on a frame now even if the screen did not change.
 func (p *Publisher) RequestKeyFrame() {
-	p.kfWanted.Store(true)
 	p.src.RequestFrame()
 	if k, ok := p.kfc.Load().(codec.KeyFrameController); ok && k != nil {
 		_ = k.ForceKeyFrame()
@@ -247,36 +243,6 @@ func (p *Publisher) SetTarget(bitRate, maxWidth, maxHeight int, fps float64) {
 	p.src.SetLimits(Limits{MaxWidth: maxWidth, MaxHeight: maxHeight, FPS: fps})
 	p.wantRate.Store(int64(bitRate))
 }
-
-// SetHold sets a function the pump asks before taking each frame: while
-// it returns true, no frame is captured or encoded (the frame rate drops;
-// nothing already encoded is lost, so the stream stays decodable), unless
-// a keyframe was asked for.
-// Congestion control holds frames while video waits in its pacer.
-func (p *Publisher) SetHold(hold func() bool) { p.hold.Store(&hold) }
-
-// Held counts the frame slots the pump waited out because of the hold.
-func (p *Publisher) Held() uint64 { return p.held.Load() }
-
-// waitHold waits while the hold function says so; false when stopped.
-func (p *Publisher) waitHold() bool {
-	h := p.hold.Load()
-	if h == nil || *h == nil {
-		return true
-	}
-	for !p.kfWanted.Load() && (*h)() {
-		p.held.Add(1)
-		select {
-		case <-p.stop:
-			return false
-		case <-time.After(holdPoll):
-		}
-	}
-	return true
-}
-
-// holdPoll is how often a held pump asks again.
-const holdPoll = 20 * time.Millisecond
 
 // Target is the bit rate asked for by SetTarget (0: none, the one the
 // publisher was made with).
@@ -333,9 +299,6 @@ func (p *Publisher) pump() {
 		if bc != nil {
 			p.applyRate(bc)
 		}
-		if !p.waitHold() {
-			return
-		}
 		buf, release, err := enc.Read()
 		if err != nil {
 			select {
@@ -354,7 +317,6 @@ func (p *Publisher) pump() {
 					if buf.Data[0]&1 == 0 {
 						p.keyframes.Add(1)
 						p.lastKeyBytes.Store(int64(len(buf.Data)))
-						p.kfWanted.Store(false)
 						// the gap to the next forced keyframe counts from this one
 						p.kfMu.Lock()
 						p.lastForced = time.Now()
