@@ -110,9 +110,11 @@ type videoOut struct {
 
 	// congestion control (congest.go): the most the track may use, the
 	// frame-rate/size ladder and the settings last given to the encoder
-	limit  congestion.Video
-	ladder congestion.Ladder
-	target congestion.Video
+	limit     congestion.Video
+	ladder    congestion.Ladder
+	target    congestion.Video
+	rateAt    time.Time // the encoder's output measured since (adaptVideo)
+	rateBytes uint64
 }
 
 // Join connects to the room and publishes what p asks for. It returns once

@@ -20,6 +20,10 @@ var interceptorsHook func() []interceptor.Factory
 // follow the estimate: about 10 times a second.
 const adaptEvery = 3
 
+// overshoot: an encoder making this many times its target over a second
+// steps its ladder down (congestion.Ladder.Overshoot).
+const overshoot = 1.5
+
 // lossyQueue: video queued for longer than this when a lossy report
 // arrives makes adaptVideo ask for a keyframe.
 const lossyQueue = 300 * time.Millisecond
@@ -78,6 +82,16 @@ func (c *Call) adaptVideo() {
 	for _, v := range []*videoOut{c.screen, c.camera} {
 		if v == nil {
 			continue
+		}
+		// the encoder's output over ≥ 1 s: far above its target, fewer frames
+		if b := v.pub.BytesSent(); v.rateAt.IsZero() {
+			v.rateAt, v.rateBytes = now, b
+		} else if dt := now.Sub(v.rateAt); dt >= time.Second {
+			made := float64(b-v.rateBytes) * 8 / dt.Seconds()
+			v.rateAt, v.rateBytes = now, b
+			if made > overshoot*float64(v.target.BitRate) && v.target.BitRate < v.limit.BitRate {
+				v.ladder.Overshoot(now)
+			}
 		}
 		t := v.ladder.Next(int(shares[v]*float64(budget)), v.limitOr(1_000_000), now)
 		total += t.BitRate // the pacer drains at the rate before pushback

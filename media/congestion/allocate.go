@@ -87,6 +87,7 @@ const (
 type Ladder struct {
 	step    int
 	upSince time.Time
+	downAt  time.Time // last Overshoot step
 }
 
 // Next returns the settings for budget (from VideoBudget) at now, within
@@ -123,3 +124,18 @@ func (l *Ladder) Next(budget int, limit Video, now time.Time) Video {
 
 // Step is the ladder's current step (0: the preset as it is).
 func (l *Ladder) Step() int { return l.step }
+
+// Overshoot takes one step down (at most every overshootGap): the
+// encoder makes more than it is asked for (at its top quantizer a busy
+// screen needs more bits per frame than the budget has), so only fewer
+// frames bring it down.
+func (l *Ladder) Overshoot(now time.Time) {
+	if l.step >= len(ladder)-1 || now.Sub(l.downAt) < overshootGap {
+		return
+	}
+	l.step++
+	l.downAt, l.upSince = now, time.Time{}
+}
+
+// overshootGap lets a step's effect show before the next.
+const overshootGap = 2 * time.Second

@@ -106,6 +106,25 @@ func TestLadder(t *testing.T) {
 	}
 }
 
+func TestLadderOvershoot(t *testing.T) {
+	standard := Video{BitRate: 1_000_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5}
+	t0 := time.Unix(1000, 0)
+	var l Ladder
+	if v := l.Next(200_000, standard, t0); v.FPS != 5 || l.Step() != 1 {
+		t.Fatalf("%+v at step %d", v, l.Step())
+	}
+	l.Overshoot(t0)
+	l.Overshoot(t0.Add(time.Second)) // too soon: no step
+	if v := l.Next(200_000, standard, t0.Add(time.Second)); v.FPS != 3 || v.BitRate != 200_000 || l.Step() != 2 {
+		t.Errorf("after an overshoot %+v at step %d, want 3 fps at 200 kbit/s (step 2)", v, l.Step())
+	}
+	l.Overshoot(t0.Add(3 * time.Second))
+	l.Overshoot(t0.Add(5 * time.Second)) // at the bottom already
+	if v := l.Next(200_000, standard, t0.Add(5*time.Second)); v.FPS != 2 || l.Step() != len(ladder)-1 {
+		t.Errorf("%+v at step %d, want 2 fps at the bottom", v, l.Step())
+	}
+}
+
 // sink records what leaves the pacer.
 type sink struct {
 	mu   sync.Mutex
