@@ -22,6 +22,7 @@ import (
 	"aimdesk/media/audio"
 	"aimdesk/media/audio/apm"
 	"aimdesk/media/audio/jitter"
+	"aimdesk/media/congestion"
 	"aimdesk/media/lkroom"
 	"aimdesk/media/video"
 )
@@ -87,6 +88,10 @@ type Call struct {
 
 	screenW, screenH atomic.Int64
 	screenSrc        atomic.Pointer[video.Source] // for thumbnails
+
+	cc      *congestion.Controller // send-side estimate of every connection of the call (congest.go)
+	ccKeyAt time.Time              // when adaptVideo last asked for a keyframe
+	ccLossy uint64                 // lossy feedback reports adaptVideo has seen
 }
 
 type op struct {
@@ -104,6 +109,14 @@ type videoOut struct {
 	lpub   *lksdk.LocalTrackPublication
 	source livekit.TrackSource
 	id     string
+
+	// congestion control (congest.go): the most the track may use, the
+	// frame-rate/size ladder and the settings last given to the encoder
+	limit     congestion.Video
+	ladder    congestion.Ladder
+	target    congestion.Video
+	rateAt    time.Time // the encoder's output measured since (adaptVideo)
+	rateBytes uint64
 }
 
 // Join connects to the room and publishes what p asks for. It returns once
@@ -125,6 +138,7 @@ func (e *Engine) Join(ctx context.Context, p JoinParams) (*Call, error) {
 		lifeCancel: lifeCancel,
 		subs:       map[string]*remoteAudio{},
 		mixer:      audio.NewMixer(e.cfg.MaxPlaybackLatency),
+		cc:         congestion.New(congestion.Options{}),
 	}
 	c.clock = audio.NewClock(c.mixer, e.cfg.Period)
 	if tap := joinTaps(p.OnPlayout, p.Speaker.Tap); tap != nil {
@@ -555,6 +569,7 @@ var connectOptionsHook func() []lksdk.ConnectOption
 
 func (c *Call) connectOptions() []lksdk.ConnectOption {
 	opts := []lksdk.ConnectOption{lksdk.WithLogger(lkroom.NewLogger(c.log))}
+	opts = append(opts, c.ccOptions()...)
 	if h := connectOptionsHook; h != nil {
 		opts = append(opts, h()...)
 	}
@@ -908,6 +923,9 @@ func (c *Call) tick() {
 	if c.ticks%30 == 0 {
 		c.emitStats()
 	}
+	if c.ticks%adaptEvery == 0 {
+		c.adaptVideo()
+	}
 }
 
 // emitStats sends the call statistics (about once a second) if they
@@ -920,6 +938,7 @@ func (c *Call) emitStats() {
 	}
 	cs := receiveStats(js)
 	cs.RTT, cs.UplinkLossPercent = c.sendStats()
+	c.sendVideoStats(&cs)
 	if cs == *c.st.Stats {
 		return
 	}
@@ -1142,7 +1161,13 @@ func (c *Call) switchSpeaker(deviceID string) error {
 // forgets it); StartScreen blocks while its picker is open, and fails with
 // ErrScreenCancelled when the user closes it. o.DisplayID is ignored there.
 func (c *Call) StartScreen(ctx context.Context, o ScreenOptions) error {
-	o = o.withDefaults(c.e.cfg.Screen)
+	d := c.e.cfg.Screen
+	if o.Preset == "" && d.Preset == "" && o.UplinkBitRate == 0 && d.UplinkBitRate == 0 {
+		// no preset asked for: the default follows the send-side estimate once there is one
+		o.UplinkBitRate = c.uplinkEstimate()
+	}
+	o = o.withDefaults(d)
+	limit := congestion.Video{BitRate: o.BitRate, MaxWidth: o.MaxWidth, MaxHeight: o.MaxHeight, FPS: o.FPS}
 	if c.e.screenCapture() == ScreenCapturePortal {
 		// the picker may take a while: not on the call goroutine
 		// the end callback comes after a Read, so after src is set and
@@ -1163,7 +1188,7 @@ func (c *Call) StartScreen(ctx context.Context, o ScreenOptions) error {
 				return nil
 			}
 			taken = true
-			return c.startVideo(&c.screen, src, o.BitRate, livekit.TrackSource_SCREEN_SHARE, src.ID())
+			return c.startVideo(&c.screen, src, o.BitRate, livekit.TrackSource_SCREEN_SHARE, src.ID(), limit)
 		})
 		mu.Lock()
 		if !taken {
@@ -1184,7 +1209,7 @@ func (c *Call) StartScreen(ctx context.Context, o ScreenOptions) error {
 			}
 			return fmt.Errorf("media: start screen: %w", err)
 		}
-		return c.startVideo(&c.screen, src, o.BitRate, livekit.TrackSource_SCREEN_SHARE, o.DisplayID)
+		return c.startVideo(&c.screen, src, o.BitRate, livekit.TrackSource_SCREEN_SHARE, o.DisplayID, limit)
 	})
 }
 
@@ -1206,7 +1231,9 @@ func (c *Call) StartCamera(ctx context.Context, o CameraOptions) error {
 			}
 			return fmt.Errorf("media: start camera: %w", err)
 		}
-		return c.startVideo(&c.camera, src, 0, livekit.TrackSource_CAMERA, o.DeviceID)
+		l := src.CurrentLimits()
+		return c.startVideo(&c.camera, src, 0, livekit.TrackSource_CAMERA, o.DeviceID,
+			congestion.Video{BitRate: 600_000, MaxWidth: l.MaxWidth, MaxHeight: l.MaxHeight, FPS: l.FPS})
 	})
 }
 
@@ -1215,13 +1242,13 @@ func (c *Call) StopCamera(ctx context.Context) error {
 	return c.do(ctx, func() error { return c.stopVideo(&c.camera) })
 }
 
-func (c *Call) startVideo(slot **videoOut, src *video.Source, bitrate int, source livekit.TrackSource, id string) error {
+func (c *Call) startVideo(slot **videoOut, src *video.Source, bitrate int, source livekit.TrackSource, id string, limit congestion.Video) error {
 	pub, err := video.NewPublisher(src, video.EncoderOptions{BitRate: bitrate})
 	if err != nil {
 		_ = src.Close()
 		return err
 	}
-	v := &videoOut{pub: pub, source: source, id: id}
+	v := &videoOut{pub: pub, source: source, id: id, limit: limit, target: limit}
 	if c.room != nil {
 		if err := c.publishVideo(v); err != nil {
 			_ = pub.Close()

@@ -16,6 +16,7 @@ import (
 	"github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
+	"github.com/pion/rtp"
 	"github.com/pion/rtp/codecs"
 	"github.com/pion/webrtc/v4"
 	"gopkg.in/hraban/opus.v2"
@@ -43,6 +44,9 @@ type checker struct {
 	seq       seqCounter // RTP sequence numbers of the engine's audio
 	tone      *lkmedia.PCMLocalTrack
 	stopTone  chan struct{}
+	// onVideoRTP, if set before the engine publishes, sees every video
+	// packet (congestion_test.go's freeze watch)
+	onVideoRTP func(tr *webrtc.TrackRemote, pkt *rtp.Packet)
 }
 
 func newChecker(t testing.TB, room string) *checker {
@@ -115,6 +119,12 @@ func (c *checker) readVideo(tr *webrtc.TrackRemote) {
 		pkt, _, err := tr.ReadRTP()
 		if err != nil {
 			return
+		}
+		c.mu.Lock()
+		hook := c.onVideoRTP
+		c.mu.Unlock()
+		if hook != nil {
+			hook(tr, pkt)
 		}
 		payload, err := vp8.Unmarshal(pkt.Payload)
 		if err != nil {

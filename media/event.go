@@ -173,6 +173,12 @@ type CallStats struct {
 	// Send side (RTCP receiver reports about our microphone track).
 	RTT               time.Duration
 	UplinkLossPercent float64
+	// Congestion control: the send-side (GCC) estimate of the uplink from
+	// the SFU's transport-wide feedback, bit/s (0 before the first
+	// feedback), and the bit rate the video encoders are asked for now
+	// (screen and camera together; 0 without video).
+	UplinkEstimate     int
+	VideoTargetBitRate int
 }
 
 // Event is a change of a call's state in the style of tailscale's

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/pion/interceptor"
 	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4"
@@ -35,9 +34,9 @@ type sentPacket struct {
 }
 
 // rtpTap is a pion interceptor on the engine's connections (through
-// connectOptionsHook): it records every outgoing Opus packet, and can drop
+// interceptorsHook): it records every outgoing Opus packet, and can drop
 // some (and their retransmissions) to make the SFU report loss. It sits
-// closest to the network, after the SDK's own interceptors.
+// closest to the network, after the SDK's own and congestion control's pacer.
 type rtpTap struct {
 	interceptor.NoOp
 	dropEvery int // drop one packet in dropEvery (0: none)
@@ -111,13 +110,8 @@ func (t *rtpTap) since(from time.Time) []sentPacket {
 
 // tapCalls makes the engine's next calls go through tap.
 func tapCalls(t *testing.T, tap *rtpTap) {
-	connectOptionsHook = func() []lksdk.ConnectOption {
-		return []lksdk.ConnectOption{
-			lksdk.WithInterceptors([]interceptor.Factory{tap}),
-			lksdk.WithIncludeDefaultInterceptors(true),
-		}
-	}
-	t.Cleanup(func() { connectOptionsHook = nil })
+	interceptorsHook = func() []interceptor.Factory { return []interceptor.Factory{tap} }
+	t.Cleanup(func() { interceptorsHook = nil })
 }
 
 // switchableTone is a real-time microphone source playing a 440 Hz tone

@@ -3,9 +3,12 @@
 # AIMDESK_BENCH=1 so the long ones run): the PSNR of a text-heavy 4K screen
 # through the scaler, VP8 and libvpx's decoder (media/video), and the CPU
 # of a 1080p15 share and of a still screen against a real livekit-server
-# and Xvfb (media), and the frames a second participant receives from a
+# and Xvfb (media), the frames a second participant receives from a
 # Wayland share through the ScreenCast portal and PipeWire on a headless
-# sway (media, wayland_frames). The full log is kept in build/videobench.txt; the
+# sway (media, wayland_frames), and congestion control: a screen share through an
+# uplink capped at 1 Mbit/s then 300 kbit/s (media, TestVideoBenchCongestion:
+# adapt_time, audio_delivery_capped, max_freeze_1m, max_freeze_capped).
+# The full log is kept in build/videobench.txt; the
 # figures (`video: NAME VALUE UNIT`) are printed at the end. Exits non-zero
 # when a test fails (a figure missed its goal).
 #

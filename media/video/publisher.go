@@ -103,7 +103,15 @@ type Publisher struct {
 	once    sync.Once
 
 	frames, keyframes, keyRequests atomic.Uint64
+	bytes                          atomic.Uint64
+	lastKeyBytes                   atomic.Int64 // size of the last keyframe
 	lastErr                        atomic.Value // error
+
+	// congestion control: the bit rate asked for (SetTarget) and the
+	// one the encoder was last given (the pump's)
+	wantRate atomic.Int64
+	rate     int
+	rateFPS  float64
 
 	// keyframes asked for by receivers, rate-limited (kfMu guards them)
 	kfMu         sync.Mutex
@@ -126,11 +134,16 @@ func NewPublisher(src *Source, o EncoderOptions) (*Publisher, error) {
 	}
 	sel := mediadevices.NewCodecSelector(mediadevices.WithVideoEncoders(&params))
 	p := &Publisher{
-		src:   src,
-		track: mediadevices.NewVideoTrack(src, sel),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
-		kfGap: gap,
+		src:     src,
+		track:   mediadevices.NewVideoTrack(src, sel),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+		kfGap:   gap,
+		rate:    params.BitRate * int(src.o.FPS) / vp8AssumedFPS,
+		rateFPS: src.o.FPS,
+	}
+	if p.rate <= 0 || src.o.FPS <= 0 {
+		p.rate, p.rateFPS = 0, 0
 	}
 	return p, nil
 }
@@ -166,13 +179,18 @@ func (p *Publisher) onRTCP(pkt rtcp.Packet) {
 	}
 }
 
+// RequestKeyFrameLimited asks for a keyframe under the same rate limit as
+// the receivers' PLI/FIR (congestion control uses it: a keyframe that
+// replaced a half-sent one would never arrive).
+func (p *Publisher) RequestKeyFrameLimited() { p.requestKeyFrameLimited(time.Now()) }
+
 // requestKeyFrameLimited forces a keyframe unless one was forced less
 // than kfGap ago; then one keyframe is forced when the gap ends, for all
 // the requests inside it (each counted as suppressed).
 func (p *Publisher) requestKeyFrameLimited(now time.Time) {
 	p.kfMu.Lock()
 	defer p.kfMu.Unlock()
-	if wait := p.kfGap - now.Sub(p.lastForced); !p.lastForced.IsZero() && wait > 0 {
+	if wait := p.keyFrameGap() - now.Sub(p.lastForced); !p.lastForced.IsZero() && wait > 0 {
 		p.kfSuppressed.Add(1)
 		if p.kfTimer == nil {
 			p.kfTimer = time.AfterFunc(wait, func() {
@@ -189,6 +207,19 @@ func (p *Publisher) requestKeyFrameLimited(now time.Time) {
 	p.RequestKeyFrame()
 }
 
+// keyFrameGap is the least time between forced keyframes: kfGap, or 1.5×
+// the time the last keyframe takes at the target bit rate when that is
+// longer (under a low congestion-control target a keyframe takes seconds
+// to send; a receiver that asks again meanwhile would get another one,
+// and the queue of keyframes would freeze the picture longer).
+func (p *Publisher) keyFrameGap() time.Duration {
+	gap := p.kfGap
+	if rate, kb := p.wantRate.Load(), p.lastKeyBytes.Load(); rate > 0 && kb > 0 {
+		gap = max(gap, time.Duration(1.5*float64(kb*8)/float64(rate)*float64(time.Second)))
+	}
+	return gap
+}
+
 // SuppressedKeyFrames counts PLI/FIR requests merged into a later keyframe
 // by the rate limit.
 func (p *Publisher) SuppressedKeyFrames() uint64 { return p.kfSuppressed.Load() }
@@ -202,6 +233,40 @@ func (p *Publisher) RequestKeyFrame() {
 		return
 	}
 	p.wantKF.Store(true)
+}
+
+// SetTarget asks for a new bit rate (bit/s), frame size bound and frame
+// rate (congestion control). The source takes the size and rate from its
+// next frame (a new size makes the encoder start over with a keyframe);
+// the encoder takes the bit rate before its next frame.
+func (p *Publisher) SetTarget(bitRate, maxWidth, maxHeight int, fps float64) {
+	p.src.SetLimits(Limits{MaxWidth: maxWidth, MaxHeight: maxHeight, FPS: fps})
+	p.wantRate.Store(int64(bitRate))
+}
+
+// Target is the bit rate asked for by SetTarget (0: none, the one the
+// publisher was made with).
+func (p *Publisher) Target() int { return int(p.wantRate.Load()) }
+
+// LastKeyFrameSize is the size in bytes of the last keyframe written.
+func (p *Publisher) LastKeyFrameSize() int { return int(p.lastKeyBytes.Load()) }
+
+// BytesSent counts the bytes of the VP8 frames written to the track.
+func (p *Publisher) BytesSent() uint64 { return p.bytes.Load() }
+
+// applyRate hands the bit rate asked for to the encoder when it or the
+// frame rate changed (on the pump goroutine, between frames: the encoder
+// holds its lock while it waits for a frame). The rate is scaled by
+// 30/fps like VP8Params'.
+func (p *Publisher) applyRate(bc codec.BitRateController) {
+	want := int(p.wantRate.Load())
+	fps := p.src.CurrentLimits().FPS
+	if want <= 0 || fps <= 0 || (want == p.rate && fps == p.rateFPS) {
+		return
+	}
+	if err := bc.SetBitRate(int(float64(want) * vp8AssumedFPS / fps)); err == nil {
+		p.rate, p.rateFPS = want, fps
+	}
 }
 
 // Stats reports frames written, keyframes among them, and PLI/FIR received.
@@ -229,7 +294,11 @@ func (p *Publisher) pump() {
 			_ = k.ForceKeyFrame()
 		}
 	}
+	bc, _ := enc.Controller().(codec.BitRateController)
 	for {
+		if bc != nil {
+			p.applyRate(bc)
+		}
 		buf, release, err := enc.Read()
 		if err != nil {
 			select {
@@ -244,8 +313,14 @@ func (p *Publisher) pump() {
 				d := time.Duration(buf.Samples) * time.Second / 90000
 				if err := lt.WriteSample(media.Sample{Data: buf.Data, Duration: d}, nil); err == nil {
 					p.frames.Add(1)
+					p.bytes.Add(uint64(len(buf.Data)))
 					if buf.Data[0]&1 == 0 {
 						p.keyframes.Add(1)
+						p.lastKeyBytes.Store(int64(len(buf.Data)))
+						// the gap to the next forced keyframe counts from this one
+						p.kfMu.Lock()
+						p.lastForced = time.Now()
+						p.kfMu.Unlock()
 					}
 				}
 			}

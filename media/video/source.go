@@ -79,6 +79,47 @@ type Source struct {
 	thumbSize [3]int
 
 	frames, skipped atomic.Uint64
+
+	// limits asked for by SetLimits, applied by the next Read
+	limits atomic.Pointer[Limits]
+}
+
+// Limits bound the frames a source hands on: the largest size (scaled
+// down keeping the aspect ratio; 0 = no limit) and the frame rate.
+type Limits struct {
+	MaxWidth, MaxHeight int
+	FPS                 float64
+}
+
+// SetLimits changes the size and rate of the frames handed on from the
+// next one (congestion control lowers them when the uplink is short).
+// A zero FPS keeps the current rate.
+func (s *Source) SetLimits(l Limits) {
+	if l.FPS <= 0 {
+		l.FPS = s.CurrentLimits().FPS
+	}
+	s.limits.Store(&l)
+}
+
+// CurrentLimits are the size bound and the frame rate last asked for (at
+// Open or by SetLimits; a zero FPS there keeps the one before).
+func (s *Source) CurrentLimits() Limits {
+	if l := s.limits.Load(); l != nil {
+		return *l
+	}
+	return Limits{}
+}
+
+// applyLimits takes limits set by SetLimits (on the Read goroutine).
+func (s *Source) applyLimits() {
+	l := s.limits.Load()
+	if l == nil || (l.MaxWidth == s.o.MaxWidth && l.MaxHeight == s.o.MaxHeight && l.FPS == s.o.FPS) {
+		return
+	}
+	s.readMu.Lock()
+	s.o.MaxWidth, s.o.MaxHeight, s.o.FPS = l.MaxWidth, l.MaxHeight, l.FPS
+	s.period = time.Duration(float64(time.Second) / l.FPS)
+	s.readMu.Unlock()
 }
 
 // Frame skipping of screens: a frame identical to the previous capture is
@@ -147,6 +188,7 @@ func Open(kind Kind, o SourceOptions) (*Source, error) {
 		period: time.Duration(float64(time.Second) / o.FPS),
 		closed: make(chan struct{}),
 	}
+	s.limits.Store(&Limits{MaxWidth: o.MaxWidth, MaxHeight: o.MaxHeight, FPS: o.FPS})
 	if p.Width > 0 && p.Height > 0 {
 		w, h := FitWithin(p.Width, p.Height, o.MaxWidth, o.MaxHeight)
 		s.w.Store(int64(w))
@@ -236,6 +278,7 @@ func (s *Source) Frames() uint64 { return s.frames.Load() }
 // two more frames were read.
 func (s *Source) Read() (image.Image, func(), error) {
 	for {
+		s.applyLimits()
 		if !s.waitSlot() {
 			return nil, func() {}, io.EOF
 		}

@@ -841,14 +841,17 @@ func TestCallStatisticsPanel(t *testing.T) {
 		Jitter: 12 * time.Millisecond, LossPercent: 2.5, Delay: 61 * time.Millisecond, TargetDelay: 60 * time.Millisecond,
 		Underruns: 3, Concealed: 7, ConcealedPercent: 1.4, FECRecovered: 4, Late: 2, MaxGap: 40 * time.Millisecond,
 		RTT: 85 * time.Millisecond, UplinkLossPercent: 0.5,
+		UplinkEstimate: 1_234_567, VideoTargetBitRate: 987_654,
 	}})
 	want := "Jitter: 12 ms\nPacket loss: 2.5 %\nRound trip: 85 ms\nUplink loss: 0.5 %\nPlayout delay: 61 ms (target 60 ms)\n" +
-		"Underruns: 3\nConcealed: 7 (1.4 %)\nFEC recovered: 4\nLate packets: 2\nLongest gap: 40 ms\n"
+		"Underruns: 3\nConcealed: 7 (1.4 %)\nFEC recovered: 4\nLate packets: 2\nLongest gap: 40 ms\n" +
+		"Uplink estimate: 1235 kbit/s\nVideo target: 988 kbit/s\n"
 	h.waitFor("the figures", func() bool { return cw.statsText() == want })
 	// no send-side figures yet: a dash, not a misleading zero
 	fm.send(media.Event{Stats: &media.CallStats{Jitter: 3 * time.Millisecond}})
 	h.waitFor("the next figures", func() bool {
-		return cw.statsValues["Jitter"].Text == "3 ms" && cw.statsValues["Round trip"].Text == "—"
+		return cw.statsValues["Jitter"].Text == "3 ms" && cw.statsValues["Round trip"].Text == "—" &&
+			cw.statsValues["Uplink estimate"].Text == "—" && cw.statsValues["Video target"].Text == "—"
 	})
 	test.Tap(cw.statsBtn)
 	if cw.statsPanel.Visible() || cw.statsBtn.Text != statsShowText {

@@ -2,7 +2,8 @@ package callwin
 
 // The call window's statistics panel: how the agent's voice arrives
 // (jitter, loss, the jitter buffer's delay, concealment) and how ours
-// leaves (round trip, uplink loss), from media.Event.Stats about once a
+// leaves (round trip, uplink loss, the congestion-control estimate and
+// the video target), from media.Event.Stats about once a
 // second. Hidden until the user asks for it.
 
 import (
@@ -19,7 +20,7 @@ import (
 )
 
 // statsFigures are the panel's rows, in order.
-var statsFigures = []string{"Jitter", "Packet loss", "Round trip", "Uplink loss", "Playout delay", "Underruns", "Concealed", "FEC recovered", "Late packets", "Longest gap"}
+var statsFigures = []string{"Jitter", "Packet loss", "Round trip", "Uplink loss", "Playout delay", "Underruns", "Concealed", "FEC recovered", "Late packets", "Longest gap", "Uplink estimate", "Video target"}
 
 const (
 	statsShowText = "Statistics"
@@ -77,6 +78,16 @@ func (cw *callWindow) showStats(s media.CallStats) {
 	set("FEC recovered", fmt.Sprint(s.FECRecovered))
 	set("Late packets", fmt.Sprint(s.Late))
 	set("Longest gap", ms(s.MaxGap))
+	// congestion control: no estimate before the SFU's first feedback (it
+	// only comes while video is sent), no target without video
+	kbps := func(bps int) string {
+		if bps <= 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%d kbit/s", (bps+500)/1000)
+	}
+	set("Uplink estimate", kbps(s.UplinkEstimate))
+	set("Video target", kbps(s.VideoTargetBitRate))
 }
 
 // statsText is the panel as "Name: value" lines (tests).

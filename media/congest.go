@@ -1,0 +1,137 @@
+//go:build !nomedia
+
+package media
+
+import (
+	"time"
+
+	lksdk "github.com/livekit/server-sdk-go/v2"
+	"github.com/pion/interceptor"
+
+	"aimdesk/media/congestion"
+)
+
+// interceptorsHook lets tests put their own interceptors on every
+// connection of a call, closest to the network (before congestion
+// control's pacer, so they see packets as they leave).
+var interceptorsHook func() []interceptor.Factory
+
+// adaptEvery is how often (in level ticks of 1/30 s) the video targets
+// follow the estimate: about 10 times a second.
+const adaptEvery = 3
+
+// overshoot: an encoder making this many times its target over a second
+// steps its ladder down (congestion.Ladder.Overshoot).
+const overshoot = 1.5
+
+// lossyQueue: video queued for longer than this when a lossy report
+// arrives makes adaptVideo ask for a keyframe.
+const lossyQueue = 300 * time.Millisecond
+
+// staleQueue is how much queued video (at the pacing rate) makes
+// adaptVideo ask for a keyframe instead.
+const staleQueue = time.Second
+
+// ccOptions are the SDK options that put congestion control (and the
+// test interceptors) on a new connection. The SDK's own interceptors
+// (NACK, RTCP reports, TWCC feedback for what we receive) stay.
+func (c *Call) ccOptions() []lksdk.ConnectOption {
+	var fs []interceptor.Factory
+	if h := interceptorsHook; h != nil {
+		fs = append(fs, h()...)
+	}
+	ccs, err := c.cc.Interceptors()
+	if err != nil {
+		c.log.Warn("congestion control off", "err", err)
+	} else {
+		fs = append(fs, ccs...)
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	return []lksdk.ConnectOption{lksdk.WithInterceptors(fs), lksdk.WithIncludeDefaultInterceptors(true)}
+}
+
+// videoLimit is what a video track may use at most: its preset's (or
+// options') bit rate, size and frame rate.
+func (v *videoOut) limitOr(bitRate int) congestion.Video {
+	l := v.limit
+	if l.BitRate == 0 {
+		l.BitRate = bitRate
+	}
+	return l
+}
+
+// adaptVideo sets the video encoders' targets from the send-side
+// estimate: the estimate minus audio and headroom (congestion.VideoBudget)
+// goes to the screen share (70 % of it when the camera is on too) and the
+// camera; each track's ladder lowers its frame rate and size when its
+// share is small. Nothing changes before the first TWCC feedback.
+func (c *Call) adaptVideo() {
+	st := c.cc.Stats()
+	if st.Estimate <= 0 || (c.screen == nil && c.camera == nil) {
+		return
+	}
+	budget := congestion.VideoBudget(st.Estimate, st.AudioBitRate)
+	now := time.Now()
+	shares := map[*videoOut]float64{c.screen: 1, c.camera: 1}
+	if c.screen != nil && c.camera != nil {
+		shares[c.screen], shares[c.camera] = 0.7, 0.3
+	}
+	total := 0
+	for _, v := range []*videoOut{c.screen, c.camera} {
+		if v == nil {
+			continue
+		}
+		// the encoder's output over ≥ 1 s: far above its target, fewer frames
+		if b := v.pub.BytesSent(); v.rateAt.IsZero() {
+			v.rateAt, v.rateBytes = now, b
+		} else if dt := now.Sub(v.rateAt); dt >= time.Second {
+			made := float64(b-v.rateBytes) * 8 / dt.Seconds()
+			v.rateAt, v.rateBytes = now, b
+			if made > overshoot*float64(v.target.BitRate) && v.target.BitRate < v.limit.BitRate {
+				v.ladder.Overshoot(now)
+			}
+		}
+		t := v.ladder.Next(int(shares[v]*float64(budget)), v.limitOr(1_000_000), now)
+		total += t.BitRate // the pacer drains at the rate before pushback
+		t.BitRate = congestion.Pushback(t.BitRate, st.QueueDelay)
+		if t != v.target {
+			v.target = t
+			v.pub.SetTarget(t.BitRate, t.MaxWidth, t.MaxHeight, t.FPS)
+		}
+	}
+	c.cc.SetVideoTarget(total)
+	// seconds of old video queued (the estimate fell), or video queued
+	// when a feedback report said the link lost ≥ 10 % (the receiver is
+	// probably missing a frame): a keyframe at the new rate replaces the
+	// queue sooner (the pacer drops what it makes useless) than the
+	// receiver's keyframe request would; only when the last keyframe was
+	// well smaller than the queue (else the keyframe takes longer)
+	lossy := st.LossyReports > c.ccLossy
+	c.ccLossy = st.LossyReports
+	if (st.QueueDelay > staleQueue || (lossy && st.QueueDelay > lossyQueue)) && now.Sub(c.ccKeyAt) > 2*staleQueue {
+		c.ccKeyAt = now
+		for _, v := range []*videoOut{c.screen, c.camera} {
+			if v != nil && st.Queued > 2*v.pub.LastKeyFrameSize() {
+				v.pub.RequestKeyFrameLimited()
+			}
+		}
+	}
+}
+
+// sendVideoStats fills the congestion-control figures of the call
+// statistics.
+func (c *Call) sendVideoStats(cs *CallStats) {
+	st := c.cc.Stats()
+	cs.UplinkEstimate = st.Estimate
+	cs.VideoTargetBitRate = 0
+	for _, v := range []*videoOut{c.screen, c.camera} {
+		if v != nil {
+			cs.VideoTargetBitRate += v.target.BitRate
+		}
+	}
+}
+
+// uplinkEstimate is the send-side estimate in bit/s, 0 before feedback.
+func (c *Call) uplinkEstimate() int { return c.cc.Stats().Estimate }

@@ -1,0 +1,249 @@
+package congestion
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/pion/interceptor"
+	"github.com/pion/rtcp"
+	"github.com/pion/rtp"
+)
+
+// ackMeter reads the SFU's TWCC feedback for two things pion's GCC (v0.1)
+// is slow at: how many of our packets were lost and what rate the link
+// actually carried. livekit-server sends feedback only for video and only
+// once it holds more than 20 packets, so at a few hundred kbit/s a report
+// comes every ~0.5 s and GCC's loss controller (a 5–50 % step per report)
+// and delay controller (which needs a delay trend over several reports)
+// take 2 s or more to follow a link that dropped from 1 Mbit/s to 300
+// kbit/s. A report with ≥ 10 % loss whose packets left faster than they
+// arrived (by 15 %) is a link carrying less than we send: the estimate is
+// capped at once at 90 % of the rate the report says arrived. The cap
+// rises by 8 % a second (GCC's own multiplicative increase) back to that
+// rate, then by 2 % a second; the estimate is kept ≥ 85 % of that rate
+// (see limit).
+type ackMeter struct {
+	mu   sync.Mutex
+	sent [1 << 12]sentPacket // by transport-wide sequence number mod 4096
+
+	clock func() time.Time // nil: time.Now (tests set departures)
+
+	cap     float64 // bit/s at capAt; 0 = no cap
+	capAt   time.Time
+	carried float64 // the arrival rate that set the cap (bit/s)
+	reports uint64
+	lossy   uint64
+
+	arrivals [16]arrival // recent reports' arrival rates (a ring)
+	ai       int
+}
+
+type arrival struct {
+	at   time.Time
+	rate float64
+}
+
+type sentPacket struct {
+	seq  uint16
+	size int
+	at   time.Time
+	ok   bool
+}
+
+const (
+	overload    = 1.15 // sent/arrived rate of a report that overloaded the link
+	lossyReport = 0.10
+	capShare    = 0.9
+	capGrowth   = 1.08 // per second, up to what the link carried
+	probeGrowth = 1.02 // per second above it
+	floorShare  = 0.85 // of what the link carried: the least estimate after an overload
+	measureTTL  = 20 * time.Second
+	// arrivalWindow: the arrival rates of the reports of this long are a
+	// lower bound of the link's rate (what arrived cannot have come
+	// faster than the link); minSpan keeps out reports too short to say.
+	arrivalWindow = 5 * time.Second
+	minSpan       = 100 * time.Millisecond
+)
+
+// recentArrival is the highest arrival rate reported in arrivalWindow.
+func (a *ackMeter) recentArrival(now time.Time) float64 {
+	best := 0.0
+	for _, x := range a.arrivals {
+		if !x.at.IsZero() && now.Sub(x.at) <= arrivalWindow {
+			best = max(best, x.rate)
+		}
+	}
+	return best
+}
+
+// recorder wraps w to remember the size of each packet by its transport-
+// wide sequence number (stamped just before).
+func (a *ackMeter) recorder(info *interceptor.StreamInfo, w interceptor.RTPWriter) interceptor.RTPWriter {
+	var id uint8
+	for _, x := range info.RTPHeaderExtensions {
+		if x.URI == transportCCURI {
+			id = uint8(x.ID) //nolint:gosec // extension ids are 1..14
+		}
+	}
+	if id == 0 {
+		return w
+	}
+	return interceptor.RTPWriterFunc(func(h *rtp.Header, payload []byte, attrs interceptor.Attributes) (int, error) {
+		var ext rtp.TransportCCExtension
+		if b := h.GetExtension(id); b != nil && ext.Unmarshal(b) == nil {
+			a.mu.Lock()
+			a.sent[ext.TransportSequence%uint16(len(a.sent))] = sentPacket{seq: ext.TransportSequence, size: h.MarshalSize() + len(payload), at: a.now(), ok: true}
+			a.mu.Unlock()
+		}
+		return w.Write(h, payload, attrs)
+	})
+}
+
+func (a *ackMeter) now() time.Time {
+	if a.clock != nil {
+		return a.clock()
+	}
+	return time.Now()
+}
+
+// statuses expands the packet status chunks of fb.
+func statuses(fb *rtcp.TransportLayerCC) []uint16 {
+	out := make([]uint16, 0, fb.PacketStatusCount)
+	for _, c := range fb.PacketChunks {
+		switch c := c.(type) {
+		case *rtcp.RunLengthChunk:
+			for range c.RunLength {
+				out = append(out, c.PacketStatusSymbol)
+			}
+		case *rtcp.StatusVectorChunk:
+			out = append(out, c.SymbolList...)
+		}
+	}
+	if len(out) > int(fb.PacketStatusCount) {
+		out = out[:fb.PacketStatusCount]
+	}
+	return out
+}
+
+// report is what one feedback packet says about the packets it covers.
+type report struct {
+	packets, lost int
+	bytes         int           // received packets whose size we know (after the first)
+	span          time.Duration // first to last arrival
+	sentBytes     int           // all packets whose size we know (after the first sent)
+	sentSpan      time.Duration // first to last departure
+}
+
+func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
+	var r report
+	st := statuses(fb)
+	d := 0
+	var at time.Duration
+	first := true
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var sentFirst, sentLast time.Time
+	for i, s := range st {
+		seq := fb.BaseSequenceNumber + uint16(i) //nolint:gosec // wraps like the sequence numbers
+		r.packets++
+		if p := a.sent[seq%uint16(len(a.sent))]; p.ok && p.seq == seq {
+			if sentFirst.IsZero() {
+				sentFirst = p.at
+			} else {
+				r.sentBytes += p.size
+			}
+			sentLast = p.at
+		}
+		if s == rtcp.TypeTCCPacketNotReceived {
+			r.lost++
+			continue
+		}
+		isFirst := false
+		if s == rtcp.TypeTCCPacketReceivedSmallDelta || s == rtcp.TypeTCCPacketReceivedLargeDelta {
+			if d < len(fb.RecvDeltas) {
+				if first {
+					isFirst, first = true, false
+				} else {
+					at += time.Duration(fb.RecvDeltas[d].Delta) * time.Microsecond
+				}
+				d++
+			}
+		}
+		// the rate is what arrived after the first packet, over the span
+		if p := a.sent[seq%uint16(len(a.sent))]; p.ok && p.seq == seq && !first && !isFirst {
+			r.bytes += p.size
+		}
+	}
+	r.span = at
+	r.sentSpan = sentLast.Sub(sentFirst)
+	return r
+}
+
+// feedback takes one TWCC report at now.
+func (a *ackMeter) feedback(fb *rtcp.TransportLayerCC, now time.Time) {
+	r := a.read(fb)
+	a.reports++
+	if r.packets >= 10 && r.span >= minSpan && r.bytes > 0 {
+		a.arrivals[a.ai%len(a.arrivals)] = arrival{at: now, rate: float64(r.bytes) * 8 / r.span.Seconds()}
+		a.ai++
+	}
+	if r.packets < 10 || float64(r.lost) < lossyReport*float64(r.packets) || r.span < 50*time.Millisecond {
+		return
+	}
+	a.lossy++
+	rate := float64(r.bytes) * 8 / r.span.Seconds()
+	if r.sentSpan <= 0 || float64(r.sentBytes)*8/r.sentSpan.Seconds() < overload*rate {
+		// we sent no faster than it arrived: the loss came from a burst
+		// or a lossy link, and the arrival rate says nothing of the capacity
+		return
+	}
+	if c := a.current(now); c == 0 || capShare*rate < c {
+		a.cap, a.capAt, a.carried = capShare*rate, now, rate
+	}
+}
+
+// current is the cap at now (0: none): from 90 % of what the link
+// carried it rises 8 %/s back to that rate, then 2 %/s (it probes the
+// link slowly where it lost packets before: with a short bottleneck queue
+// every overshoot costs video packets, often a keyframe).
+func (a *ackMeter) current(now time.Time) float64 {
+	if a.cap == 0 {
+		return 0
+	}
+	t := now.Sub(a.capAt).Seconds()
+	c := a.cap * math.Pow(capGrowth, t)
+	if c <= a.carried {
+		return c
+	}
+	toCarried := math.Log(a.carried/a.cap) / math.Log(capGrowth)
+	return a.carried * math.Pow(probeGrowth, t-toCarried)
+}
+
+// limit bounds GCC's estimate by what the last overload measured: at
+// most the cap, and at least 85 % of the rate the link carried then.
+// GCC's delay controller cuts to 85 % of the rate it sees acknowledged,
+// and after the cap cut our rate that is our own reduced rate, not the
+// link's (or, after a loss too small to count as overload, a collapse
+// below it: measured 366 → 115 kbit/s on a 300 kbit/s link); with
+// feedback every few seconds at such rates it then climbs back by a few
+// per cent a second. A new overload replaces the measurement; it is
+// dropped after measureTTL (the link may have changed since).
+//
+// Without an overload it keeps GCC's estimate ≥ 85 % of the highest rate
+// that arrived in the last 5 s: under load, delay noise made GCC cut a
+// 1 Mbit/s link's estimate from 1 Mbit/s to 200 kbit/s (85 % of its own
+// acknowledged rate over 500 ms of a bursty 5 fps stream) with no packet
+// lost.
+func (a *ackMeter) limit(estimate int, now time.Time) int {
+	e := max(float64(estimate), floorShare*a.recentArrival(now))
+	c := a.current(now)
+	if c == 0 {
+		return int(e)
+	}
+	if now.Sub(a.capAt) > measureTTL {
+		a.cap = 0
+		return int(e)
+	}
+	return int(min(c, max(e, floorShare*a.carried)))
+}

@@ -1,0 +1,356 @@
+package congestion
+
+import (
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pion/interceptor"
+	"github.com/pion/interceptor/pkg/twcc"
+	"github.com/pion/rtcp"
+	"github.com/pion/rtp"
+)
+
+func TestVideoBudget(t *testing.T) {
+	for _, c := range []struct {
+		estimate, audio int
+		want            int
+	}{
+		{1_000_000, 40_000, 1_000_000 - AudioReserve - 100_000}, // audio below the reserve: the reserve counts
+		{1_000_000, 60_000, 1_000_000 - 60_000 - 100_000},       // more audio than the reserve
+		{270_000, 40_000, 270_000 - AudioReserve - 27_000},
+		{150_000, 40_000, 150_000 - AudioReserve - MinHeadroom}, // headroom at least MinHeadroom
+		{80_000, 40_000, VideoFloor},                            // never under the floor
+		{0, 0, VideoFloor},
+	} {
+		if got := VideoBudget(c.estimate, c.audio); got != c.want {
+			t.Errorf("VideoBudget(%d, %d) = %d, want %d", c.estimate, c.audio, got, c.want)
+		}
+	}
+}
+
+func TestPushback(t *testing.T) {
+	for _, c := range []struct {
+		rate  int
+		queue time.Duration
+		want  int
+	}{
+		{200_000, 0, 200_000},
+		{200_000, 200 * time.Millisecond, 200_000},
+		{200_000, 700 * time.Millisecond, 150_000},
+		{200_000, 1200 * time.Millisecond, 100_000},
+		{200_000, 5 * time.Second, 100_000}, // at most halved
+		{60_000, 5 * time.Second, VideoFloor},
+	} {
+		if got := Pushback(c.rate, c.queue); got != c.want {
+			t.Errorf("Pushback(%d, %v) = %d, want %d", c.rate, c.queue, got, c.want)
+		}
+	}
+}
+
+func TestLadder(t *testing.T) {
+	fullHD := Video{BitRate: 2_500_000, MaxWidth: 1920, MaxHeight: 1080, FPS: 15}
+	standard := Video{BitRate: 1_000_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5}
+	t0 := time.Unix(1000, 0)
+	for _, c := range []struct {
+		name  string
+		limit Video
+		steps []struct {
+			budget int
+			at     time.Duration
+			want   Video
+		}
+	}{
+		{"preset as is, capped bit rate", fullHD, []struct {
+			budget int
+			at     time.Duration
+			want   Video
+		}{
+			{3_000_000, 0, fullHD},
+			{800_000, time.Second, Video{BitRate: 800_000, MaxWidth: 1920, MaxHeight: 1080, FPS: 15}},
+		}},
+		{"down at once, up after the hold", fullHD, []struct {
+			budget int
+			at     time.Duration
+			want   Video
+		}{
+			{200_000, 0, Video{BitRate: 200_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5}},
+			{70_000, time.Second, Video{BitRate: 70_000, MaxWidth: 1280, MaxHeight: 720, FPS: 3}},
+			{40_000, 2 * time.Second, Video{BitRate: 40_000, MaxWidth: 1280, MaxHeight: 720, FPS: 2}},
+			{200_000, 3 * time.Second, Video{BitRate: 200_000, MaxWidth: 1280, MaxHeight: 720, FPS: 2}},  // high, but not for long yet
+			{200_000, 8 * time.Second, Video{BitRate: 200_000, MaxWidth: 1280, MaxHeight: 720, FPS: 3}},  // one step up
+			{110_000, 14 * time.Second, Video{BitRate: 110_000, MaxWidth: 1280, MaxHeight: 720, FPS: 3}}, // 110k < 1.25 × 100k: stays
+			{600_000, 15 * time.Second, Video{BitRate: 600_000, MaxWidth: 1280, MaxHeight: 720, FPS: 3}},
+			{600_000, 20 * time.Second, Video{BitRate: 600_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5}},
+			{600_000, 21 * time.Second, Video{BitRate: 600_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5}},
+			{600_000, 26 * time.Second, Video{BitRate: 600_000, MaxWidth: 1920, MaxHeight: 1080, FPS: 15}},
+		}},
+		{"never above the preset", standard, []struct {
+			budget int
+			at     time.Duration
+			want   Video
+		}{
+			{250_000, 0, Video{BitRate: 250_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5}},
+			{5_000_000, time.Second, Video{BitRate: 1_000_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5}},
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var l Ladder
+			for i, s := range c.steps {
+				if got := l.Next(s.budget, c.limit, t0.Add(s.at)); got != s.want {
+					t.Errorf("step %d: Next(%d) at %v = %+v, want %+v", i, s.budget, s.at, got, s.want)
+				}
+			}
+		})
+	}
+}
+
+func TestLadderOvershoot(t *testing.T) {
+	standard := Video{BitRate: 1_000_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5}
+	t0 := time.Unix(1000, 0)
+	var l Ladder
+	if v := l.Next(200_000, standard, t0); v.FPS != 5 || l.Step() != 1 {
+		t.Fatalf("%+v at step %d", v, l.Step())
+	}
+	l.Overshoot(t0)
+	l.Overshoot(t0.Add(time.Second)) // too soon: no step
+	if v := l.Next(200_000, standard, t0.Add(time.Second)); v.FPS != 3 || v.BitRate != 200_000 || l.Step() != 2 {
+		t.Errorf("after an overshoot %+v at step %d, want 3 fps at 200 kbit/s (step 2)", v, l.Step())
+	}
+	l.Overshoot(t0.Add(3 * time.Second))
+	l.Overshoot(t0.Add(5 * time.Second)) // at the bottom already
+	if v := l.Next(200_000, standard, t0.Add(5*time.Second)); v.FPS != 2 || l.Step() != len(ladder)-1 {
+		t.Errorf("%+v at step %d, want 2 fps at the bottom", v, l.Step())
+	}
+}
+
+// sink records what leaves the pacer.
+type sink struct {
+	mu   sync.Mutex
+	out  []sent
+	twcc uint8
+}
+
+type sent struct {
+	at        time.Time
+	ssrc      uint32
+	seq, tseq uint16
+	size      int
+}
+
+func (s *sink) writer() interceptor.RTPWriter {
+	return interceptor.RTPWriterFunc(func(h *rtp.Header, p []byte, _ interceptor.Attributes) (int, error) {
+		var ext rtp.TransportCCExtension
+		if b := h.GetExtension(s.twcc); b != nil {
+			_ = ext.Unmarshal(b)
+		}
+		s.mu.Lock()
+		s.out = append(s.out, sent{at: time.Now(), ssrc: h.SSRC, seq: h.SequenceNumber, tseq: ext.TransportSequence, size: h.MarshalSize() + len(p)})
+		s.mu.Unlock()
+		return len(p), nil
+	})
+}
+
+func (s *sink) sent() []sent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]sent(nil), s.out...)
+}
+
+const (
+	audioSSRC = 1111
+	videoSSRC = 2222
+	twccID    = 3
+)
+
+func newTestPacer(t *testing.T, estimate int) (*pacer, *sink) {
+	t.Helper()
+	p := newPacer(estimate)
+	t.Cleanup(func() { _ = p.Close() })
+	s := &sink{twcc: twccID}
+	exts := []interceptor.RTPHeaderExtension{{URI: transportCCURI, ID: twccID}}
+	for _, info := range []*interceptor.StreamInfo{
+		{SSRC: audioSSRC, MimeType: "audio/opus", RTPHeaderExtensions: exts},
+		{SSRC: videoSSRC, MimeType: "video/VP8", RTPHeaderExtensions: exts},
+	} {
+		p.register(info, info.SSRC == audioSSRC)
+		p.AddStream(info.SSRC, s.writer())
+	}
+	return p, s
+}
+
+// vp8Payload is a VP8 RTP payload: descriptor (S bit on the first packet
+// of a frame) and, on a frame's first packet, the frame tag.
+func vp8Payload(first, key bool, n int) []byte {
+	b := make([]byte, n)
+	if first {
+		b[0] = 0x10 // S=1, PID=0
+		if !key {
+			b[1] = 1 // inverse key-frame bit: a delta frame
+		}
+	}
+	return b
+}
+
+func TestPacerSendsAudioAtOnceAndPacesVideo(t *testing.T) {
+	const estimate = 400_000
+	p, s := newTestPacer(t, estimate)
+	start := time.Now()
+	// a 30 KB keyframe: 25 packets at once, as the packetizer writes them
+	for i := range 25 {
+		h := &rtp.Header{SSRC: videoSSRC, SequenceNumber: uint16(100 + i), Marker: i == 24}
+		if _, err := p.Write(h, vp8Payload(i == 0, true, 1188), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// audio written meanwhile leaves at once
+	var wrote []time.Time
+	for i := range 5 {
+		h := &rtp.Header{SSRC: audioSSRC, SequenceNumber: uint16(i)}
+		wrote = append(wrote, time.Now())
+		if _, err := p.Write(h, make([]byte, 80), nil); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(s.sent()) < 30 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	out := s.sent()
+	if len(out) != 30 {
+		t.Fatalf("%d packets left the pacer, want 30", len(out))
+	}
+	var lastVideo time.Time
+	var audio []time.Duration
+	for i, o := range out {
+		if i > 0 && int16(o.tseq-out[i-1].tseq) != 1 {
+			t.Errorf("transport-wide sequence numbers out of departure order: %d after %d", o.tseq, out[i-1].tseq)
+		}
+		if o.ssrc == videoSSRC {
+			lastVideo = o.at
+		} else {
+			audio = append(audio, o.at.Sub(wrote[len(audio)]))
+		}
+	}
+	// audio leaves as it is written (the write is synchronous), never
+	// behind the keyframe, which takes ≈ 600 ms
+	for _, d := range audio {
+		if d > 50*time.Millisecond {
+			t.Errorf("audio left %v after it was written: it waited behind video", audio)
+			break
+		}
+	}
+	// 25 × 1200 B at the estimate minus the audio (≈ 385 kbit/s): ≈ 620 ms
+	took := lastVideo.Sub(start)
+	want := time.Duration(float64(25*1200*8) / float64(estimate) * float64(time.Second))
+	if took < want*8/10 || took > want*3/2+100*time.Millisecond {
+		t.Errorf("the keyframe took %v to leave, want about %v (paced at the estimate)", took, want)
+	}
+	t.Logf("keyframe paced over %v (want ≈ %v); audio left %v after its writes", took, want, audio)
+}
+
+func TestPacerRetransmissionsFirstAndKeyFrameFlush(t *testing.T) {
+	p, _ := newTestPacer(t, 100_000)
+	p.SetTargetBitrate(100_000)
+	w := func(seq uint16, first, key bool) {
+		t.Helper()
+		if _, err := p.Write(&rtp.Header{SSRC: videoSSRC, SequenceNumber: seq}, vp8Payload(first, key, 1188), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for q := uint16(10); q < 20; q++ {
+		w(q, q == 10, false)
+	}
+	w(5, false, false) // a retransmission: ahead of the queued new video
+	p.mu.Lock()
+	next := p.queue[0].h.SequenceNumber
+	p.mu.Unlock()
+	if next != 5 {
+		t.Errorf("next to leave is %d, want the retransmission 5", next)
+	}
+	// a keyframe makes what is still queued useless
+	w(20, true, true)
+	p.mu.Lock()
+	n, flushed := len(p.queue), p.flushed
+	first := p.queue[0].h.SequenceNumber
+	p.mu.Unlock()
+	if n != 1 || first != 20 || flushed == 0 {
+		t.Errorf("after a keyframe the queue holds %d packets (first %d), %d flushed; want only the keyframe", n, first, flushed)
+	}
+}
+
+// TestAckMeterCapsOnOverload feeds the meter feedback built by pion's
+// TWCC recorder (what an SFU sends): 100 packets sent at 600 kbit/s that
+// arrive at 300 kbit/s with a third lost cap the estimate at 90 % of the
+// arrival rate; the same loss without overload (sent as fast as they
+// arrived) does not; the cap rises with time and goes once GCC is under it.
+func TestAckMeterCapsOnOverload(t *testing.T) {
+	const size = 1000
+	exts := []interceptor.RTPHeaderExtension{{URI: transportCCURI, ID: twccID}}
+	run := func(sendBps, arriveBps int, seq0 uint16) (*ackMeter, time.Time) {
+		var a ackMeter
+		clock := time.Unix(1000, 0)
+		a.clock = func() time.Time { return clock }
+		w := a.recorder(&interceptor.StreamInfo{SSRC: videoSSRC, RTPHeaderExtensions: exts}, interceptor.RTPWriterFunc(
+			func(*rtp.Header, []byte, interceptor.Attributes) (int, error) { return 0, nil }))
+		rec := twcc.NewRecorder(5)
+		arrival := int64(1_000_000) // µs
+		sendGap := time.Duration(float64(size*8) / float64(sendBps) * float64(time.Second))
+		for i := range 100 {
+			seq := seq0 + uint16(i)
+			h := &rtp.Header{SSRC: videoSSRC, SequenceNumber: uint16(i)}
+			b, _ := (&rtp.TransportCCExtension{TransportSequence: seq}).Marshal()
+			_ = h.SetExtension(twccID, b)
+			_, _ = w.Write(h, make([]byte, size-h.MarshalSize()), nil)
+			clock = clock.Add(sendGap)
+			if i%3 == 1 {
+				continue // lost
+			}
+			arrival += int64(float64(size*8) / float64(arriveBps) * 1e6) // the link's rate
+			rec.Record(videoSSRC, seq, arrival)
+		}
+		now := clock
+		for _, p := range rec.BuildFeedbackPacket() {
+			if fb, ok := p.(*rtcp.TransportLayerCC); ok {
+				a.feedback(fb, now)
+			}
+		}
+		return &a, now
+	}
+
+	a, now := run(600_000, 300_000, 65500) // wraps the sequence numbers too
+	got := a.limit(1_000_000, now)
+	if got < 200_000 || got > 300_000 {
+		t.Errorf("after an overloaded lossy report the estimate is %d, want about 0.9 × 300 kbit/s", got)
+	}
+	if later := a.limit(1_000_000, now.Add(time.Second)); later <= got || later > got*11/10 {
+		t.Errorf("a second later the cap is %d, want %d raised by 8 %%", later, got)
+	}
+	// back at the rate that arrived after ≈ 1.4 s, then 2 %/s
+	if later, want := a.limit(1_000_000, now.Add(11*time.Second)), 300_000*math.Pow(1.02, 11-math.Log(1/0.9)/math.Log(1.08)); math.Abs(float64(later)-want) > 0.03*want {
+		t.Errorf("11 s later the cap is %d, want ≈ %.0f", later, want)
+	}
+	if low := a.limit(150_000, now); low < 250_000 || low > 260_000 {
+		t.Errorf("GCC far under what the link carried: estimate %d, want 85 %% of 300 kbit/s", low)
+	}
+	if back := a.limit(305_000, now.Add(3*time.Second)); back != 305_000 {
+		t.Errorf("GCC between the carried rate and the cap: estimate %d, want GCC's", back)
+	}
+	if later := a.limit(100_000, now.Add(21*time.Second)); later != 100_000 || a.cap != 0 {
+		t.Errorf("21 s after the overload: estimate %d, cap %v; want GCC's and no cap", later, a.cap)
+	}
+
+	a, now = run(300_000, 300_000, 0)
+	if got := a.limit(1_000_000, now); got != 1_000_000 {
+		t.Errorf("loss without overload capped the estimate at %d", got)
+	}
+	// what arrived is a lower bound of the link for 5 s
+	if got := a.limit(100_000, now.Add(time.Second)); got < 250_000 || got > 260_000 {
+		t.Errorf("GCC at 100 kbit/s a second after 300 kbit/s arrived: estimate %d, want 85 %% of 300 kbit/s", got)
+	}
+	if got := a.limit(100_000, now.Add(6*time.Second)); got != 100_000 {
+		t.Errorf("6 s later: estimate %d, want GCC's", got)
+	}
+}

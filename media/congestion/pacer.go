@@ -1,0 +1,339 @@
+package congestion
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pion/interceptor"
+	"github.com/pion/interceptor/pkg/twcc"
+	"github.com/pion/rtcp"
+	"github.com/pion/rtp"
+	"github.com/pion/rtp/codecs"
+)
+
+// pacer is the gcc.Pacer of one PeerConnection. Written by hand because
+// pion's LeakyBucketPacer has one FIFO for every stream (audio waits
+// behind a keyframe), lets bursts of 1.5× the estimate onto the link and
+// copies payloads into 1460-byte buffers; its NoOpPacer sends a keyframe
+// as one burst that overflows a small bottleneck queue, audio included.
+//
+// Here audio is never queued: it is sent at once, from the writer's
+// goroutine. Video (and its retransmissions) waits in a FIFO that is
+// drained every tick at the video pacing rate: the estimate minus the
+// audio actually sent (at least minPace), so audio and video together stay
+// at the estimate.
+//
+// Transport-wide sequence numbers are stamped when a packet leaves the
+// pacer (by pion's twcc.HeaderExtensionInterceptor, bound per stream
+// behind the pacer), not when it is written: numbered before the queue,
+// audio would leave with numbers ahead of queued video, and the delay
+// estimate compares packets in the order of their numbers.
+type pacer struct {
+	hx   *twcc.HeaderExtensionInterceptor
+	tick time.Duration
+
+	mu       sync.Mutex
+	infos    map[uint32]*interceptor.StreamInfo // registered by the estimator before AddStream
+	writers  map[uint32]interceptor.RTPWriter   // stamping writers, by SSRC
+	audio    map[uint32]bool
+	vp8      map[uint32]bool
+	queue    []queued
+	qBytes   int
+	estimate int               // GCC's, bit/s
+	target   int               // the video encoders' target (bit/s; 0 = not set)
+	highest  map[uint32]uint16 // highest RTP sequence number queued, per video SSRC
+	acks     ackMeter
+	budget   float64   // bytes that may leave now (≤ burst)
+	last     time.Time // last budget update
+	audioOut rateMeter
+	videoOut rateMeter
+	dropped  uint64 // video packets dropped because the queue held more than maxQueue
+	flushed  uint64 // video packets dropped from the queue for a newer keyframe
+
+	wake chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+type queued struct {
+	h          rtp.Header
+	p          []byte
+	attrs      interceptor.Attributes
+	at         time.Time
+	retransmit bool
+}
+
+const (
+	// minPace is the least video pacing rate (bit/s).
+	minPace = 50_000
+	// maxQueue drops the oldest queued video beyond this much time at the
+	// pacing rate (only when the encoder keeps overshooting a collapsed
+	// estimate; the receiver then asks for a keyframe).
+	maxQueue = 3 * time.Second
+	// burst is how much video may leave at once after an idle spell.
+	burst = 10 * time.Millisecond
+)
+
+func newPacer(initial int) *pacer {
+	hx := &twcc.HeaderExtensionInterceptor{}
+	p := &pacer{
+		hx:       hx,
+		tick:     5 * time.Millisecond,
+		infos:    map[uint32]*interceptor.StreamInfo{},
+		writers:  map[uint32]interceptor.RTPWriter{},
+		audio:    map[uint32]bool{},
+		vp8:      map[uint32]bool{},
+		highest:  map[uint32]uint16{},
+		estimate: initial,
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
+	}
+	go p.run()
+	return p
+}
+
+// register tells the pacer what stream ssrc is, before AddStream.
+func (p *pacer) register(info *interceptor.StreamInfo, audio bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.infos[info.SSRC] = info
+	p.audio[info.SSRC] = audio
+	p.vp8[info.SSRC] = strings.EqualFold(info.MimeType, "video/VP8")
+}
+
+// AddStream implements gcc.Pacer: w is the estimator's writer (it records
+// the departure, then writes on); packets reach it stamped.
+func (p *pacer) AddStream(ssrc uint32, w interceptor.RTPWriter) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if info := p.infos[ssrc]; info != nil {
+		w = p.hx.BindLocalStream(info, p.acks.recorder(info, w))
+	}
+	p.writers[ssrc] = w
+}
+
+// SetTargetBitrate implements gcc.Pacer: the estimate, in bit/s.
+func (p *pacer) SetTargetBitrate(bps int) {
+	p.mu.Lock()
+	p.estimate = bps
+	p.mu.Unlock()
+}
+
+// Write implements interceptor.RTPWriter: audio leaves now, video is queued.
+func (p *pacer) Write(h *rtp.Header, payload []byte, attrs interceptor.Attributes) (int, error) {
+	now := time.Now()
+	p.mu.Lock()
+	w := p.writers[h.SSRC]
+	if w == nil || p.audio[h.SSRC] {
+		if w != nil {
+			p.audioOut.add(now, h.MarshalSize()+len(payload))
+		}
+		p.mu.Unlock()
+		if w == nil {
+			return 0, errUnknownStream
+		}
+		return w.Write(h, payload, attrs)
+	}
+	q := queued{h: h.Clone(), p: append([]byte(nil), payload...), attrs: attrs, at: now}
+	if last, ok := p.highest[h.SSRC]; ok && int16(h.SequenceNumber-last) <= 0 {
+		// a retransmission (NACK): ahead of new video, behind earlier retransmissions
+		i := 0
+		for i < len(p.queue) && p.queue[i].retransmit {
+			i++
+		}
+		q.retransmit = true
+		p.queue = slices.Insert(p.queue, i, q)
+	} else {
+		p.highest[h.SSRC] = h.SequenceNumber
+		if p.vp8[h.SSRC] && vp8KeyFrameStart(payload) {
+			p.flush(h.SSRC)
+		}
+		p.queue = append(p.queue, q)
+	}
+	p.qBytes += q.h.MarshalSize() + len(q.p)
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+	return h.MarshalSize() + len(payload), nil
+}
+
+// effective is the estimate used (p.mu held): GCC's, capped after a
+// lossy feedback report by what the link carried (see ackMeter).
+func (p *pacer) effective(now time.Time) int {
+	return p.acks.limit(p.estimate, now)
+}
+
+// flush drops the queued packets of ssrc (p.mu held): a keyframe is
+// coming, and nothing after it refers to them. Under a falling estimate
+// the queue may hold seconds of video encoded at the old rate, often a
+// large keyframe; the receiver waits for the new keyframe instead.
+func (p *pacer) flush(ssrc uint32) {
+	kept := p.queue[:0]
+	for _, q := range p.queue {
+		if q.h.SSRC == ssrc {
+			p.qBytes -= q.h.MarshalSize() + len(q.p)
+			p.flushed++
+			continue
+		}
+		kept = append(kept, q)
+	}
+	clear(p.queue[len(kept):])
+	p.queue = kept
+}
+
+// vp8KeyFrameStart reports whether a VP8 RTP payload starts a keyframe
+// (RFC 7741: the payload descriptor's S bit and partition 0, then the
+// frame tag's inverse key-frame bit).
+func vp8KeyFrameStart(b []byte) bool {
+	var d codecs.VP8Packet
+	payload, err := d.Unmarshal(b)
+	return err == nil && d.S == 1 && d.PID == 0 && len(payload) > 0 && payload[0]&1 == 0
+}
+
+// paceRate is the video pacing rate now (p.mu held): the encoders' target
+// (they make that much on average; a keyframe waits here instead of
+// flooding the bottleneck's queue), never more than the estimate minus
+// the audio sent.
+func (p *pacer) paceRate(now time.Time) int {
+	r := p.effective(now) - p.audioOut.rate(now)
+	if p.target > 0 {
+		r = min(r, p.target)
+	}
+	return max(minPace, r)
+}
+
+// setTarget sets the video encoders' target (bit/s).
+func (p *pacer) setTarget(bps int) {
+	p.mu.Lock()
+	p.target = bps
+	p.mu.Unlock()
+}
+
+// feedback takes a TWCC feedback report.
+func (p *pacer) feedback(fb *rtcp.TransportLayerCC, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.acks.feedback(fb, now)
+}
+
+// effectiveEstimate is effective, locked.
+func (p *pacer) effectiveEstimate(now time.Time) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.effective(now)
+}
+
+func (p *pacer) run() {
+	t := time.NewTicker(p.tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-p.wake:
+		case <-t.C:
+		}
+		p.send(time.Now())
+	}
+}
+
+// send lets out the queued video the budget allows at now.
+func (p *pacer) send(now time.Time) {
+	for {
+		p.mu.Lock()
+		rate := float64(p.paceRate(now)) / 8
+		if p.last.IsZero() {
+			p.last = now
+		}
+		p.budget = min(p.budget+rate*now.Sub(p.last).Seconds(), max(1500, rate*burst.Seconds()))
+		p.last = now
+		// a queue longer than maxQueue at this rate loses its oldest packets
+		for len(p.queue) > 0 && float64(p.qBytes) > rate*maxQueue.Seconds() {
+			p.qBytes -= p.queue[0].h.MarshalSize() + len(p.queue[0].p)
+			p.queue[0] = queued{}
+			p.queue = p.queue[1:]
+			p.dropped++
+		}
+		if len(p.queue) == 0 || p.budget <= 0 {
+			if len(p.queue) == 0 {
+				p.queue = nil
+			}
+			p.mu.Unlock()
+			return
+		}
+		q := p.queue[0]
+		p.queue[0] = queued{}
+		p.queue = p.queue[1:]
+		n := q.h.MarshalSize() + len(q.p)
+		p.qBytes -= n
+		p.budget -= float64(n)
+		p.videoOut.add(now, n)
+		w := p.writers[q.h.SSRC]
+		p.mu.Unlock()
+		if w != nil {
+			_, _ = w.Write(&q.h, q.p, q.attrs)
+		}
+	}
+}
+
+// stats reports the audio and video sent (bit/s over the last second),
+// the video queued (bytes, and how long it takes at the pacing rate) and
+// the video packets dropped from the queue.
+func (p *pacer) stats(now time.Time) (audio, video, queued int, delay time.Duration, dropped uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rate := p.paceRate(now)
+	return p.audioOut.rate(now), p.videoOut.rate(now), p.qBytes,
+		time.Duration(float64(p.qBytes) * 8 / float64(rate) * float64(time.Second)), p.dropped + p.flushed
+}
+
+// Close implements gcc.Pacer.
+func (p *pacer) Close() error {
+	p.once.Do(func() { close(p.done) })
+	return nil
+}
+
+// rateMeter is bytes per second over the last second, in 100 ms bins.
+type rateMeter struct {
+	bins  [10]int
+	start time.Time // start of bins[cur]
+	cur   int
+}
+
+const binWidth = 100 * time.Millisecond
+
+func (m *rateMeter) advance(now time.Time) {
+	if m.start.IsZero() {
+		m.start = now.Truncate(binWidth)
+		return
+	}
+	for n := 0; now.Sub(m.start) >= binWidth; n++ {
+		if n >= len(m.bins) {
+			m.bins = [10]int{}
+			m.start = now.Truncate(binWidth)
+			return
+		}
+		m.cur = (m.cur + 1) % len(m.bins)
+		m.bins[m.cur] = 0
+		m.start = m.start.Add(binWidth)
+	}
+}
+
+func (m *rateMeter) add(now time.Time, n int) {
+	m.advance(now)
+	m.bins[m.cur] += n
+}
+
+// rate is bit/s over the last second (the current bin counted in full).
+func (m *rateMeter) rate(now time.Time) int {
+	m.advance(now)
+	sum := 0
+	for _, b := range m.bins {
+		sum += b
+	}
+	return sum * 8
+}
