@@ -25,6 +25,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/app"
+	"aimdesk/ui/errtext"
 )
 
 // Config says what the main window starts with. The zero value opens the
@@ -321,24 +322,25 @@ func (w *Window) showError(err error) {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return
 	}
-	msg := widget.NewLabel(userText(err))
-	msg.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom("Something went wrong", "Close", container.NewPadded(msg), w.Window)
-	d.Resize(fyne.NewSize(460, 180))
+	d := dialog.NewCustom("Something went wrong", "Close", container.NewPadded(errorView(err)), w.Window)
+	d.Resize(fyne.NewSize(460, 220))
 	w.showDialog(d)
 }
 
-// userText is an error in words for people: the core's sentinels have an
-// "app: " prefix that means nothing to them.
-func userText(err error) string {
-	s := err.Error()
-	for _, p := range []string{"app: ", "a2a: ", "store: "} {
-		s = strings.ReplaceAll(s, p, "")
-	}
-	if s != "" {
-		s = strings.ToUpper(s[:1]) + s[1:]
-	}
-	return s
+// userText is an error in words for people (errtext.Sentence): a
+// sentence, not the wrapped chain.
+func userText(err error) string { return errtext.Sentence(err) }
+
+// errorView is an error for a dialog: its sentence and, folded away, the
+// chain for a bug report (selectable, to copy).
+func errorView(err error) fyne.CanvasObject {
+	msg := widget.NewLabel(errtext.Sentence(err))
+	msg.Wrapping = fyne.TextWrapWord
+	details := widget.NewLabel(errtext.Details(err))
+	details.Wrapping = fyne.TextWrapWord
+	details.Selectable = true
+	details.TextStyle = fyne.TextStyle{Monospace: true}
+	return container.NewVBox(msg, widget.NewAccordion(widget.NewAccordionItem("Details", details)))
 }
 
 // showNotice tells the user something the core noticed.
