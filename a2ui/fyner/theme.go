@@ -83,7 +83,7 @@ func (t *surfaceTheme) Font(s fyne.TextStyle) fyne.Resource {
 }
 
 func (t *surfaceTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return t.base().Icon(n) }
-func (t *surfaceTheme) Size(n fyne.ThemeSizeName) float32      { return t.base().Size(n) }
+func (t *surfaceTheme) Size(n fyne.ThemeSizeName) float32       { return t.base().Size(n) }
 
 // themed wraps a surface's content in its theme, if it has one.
 func themed(content fyne.CanvasObject, m map[string]any) fyne.CanvasObject {
