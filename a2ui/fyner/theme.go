@@ -14,13 +14,12 @@ import (
 // A surface's theme (v0.8 beginRendering `styles`, later createSurface
 // `theme`) is applied inside the app's own light or dark theme, never
 // instead of it: primaryColor tints what Fyne draws in the primary colour
-// (default buttons, focus, selection, progress, sliders, links) and a
-// monospace font family switches the surface's text to the monospace
-// font. The colour is adjusted until text on it, and it as text on the
+// (default buttons, focus, selection, progress, sliders, links). The colour is adjusted until text on it, and it as text on the
 // app's background, has a contrast ratio of at least 4.5:1 (WCAG AA), so
 // an agent cannot make its surface unreadable, whatever the app's theme.
-// Other font families are not installed with aimdesk and fall back to the
-// app's font.
+// The font family is not applied: aimdesk installs no other fonts, and a
+// font switched inside Fyne's theme override is measured before it is
+// drawn in it (labels came out cut), so the app's font stays.
 //
 // Each themed surface is a Fyne theme override, which keeps its own font
 // faces; surfaces without a theme (most) cost nothing.
@@ -33,7 +32,6 @@ const minContrast = 4.5
 type surfaceTheme struct {
 	base    func() fyne.Theme // the app's current theme (it may change)
 	primary color.Color       // nil: the app's
-	mono    bool
 }
 
 // newSurfaceTheme reads a surface's theme map; nil when it changes nothing
@@ -45,21 +43,13 @@ func newSurfaceTheme(base func() fyne.Theme, m map[string]any) *surfaceTheme {
 			t.primary = c
 		}
 	}
-	for _, key := range []string{"font", "fontFamily"} {
-		if s, ok := m[key].(string); ok && isMonospaceFamily(s) {
-			t.mono = true
-		}
-	}
-	if t.primary == nil && !t.mono {
+	if t.primary == nil {
 		return nil
 	}
 	return t
 }
 
 func (t *surfaceTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
-	if t.primary == nil {
-		return t.base().Color(n, v)
-	}
 	bg := t.base().Color(theme.ColorNameBackground, v)
 	switch n {
 	case theme.ColorNamePrimary, theme.ColorNameFocus:
@@ -75,12 +65,7 @@ func (t *surfaceTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.C
 	return t.base().Color(n, v)
 }
 
-func (t *surfaceTheme) Font(s fyne.TextStyle) fyne.Resource {
-	if t.mono && !s.Symbol {
-		s.Monospace = true
-	}
-	return t.base().Font(s)
-}
+func (t *surfaceTheme) Font(s fyne.TextStyle) fyne.Resource { return t.base().Font(s) }
 
 func (t *surfaceTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return t.base().Icon(n) }
 func (t *surfaceTheme) Size(n fyne.ThemeSizeName) float32       { return t.base().Size(n) }
@@ -95,18 +80,6 @@ func themed(content fyne.CanvasObject, m map[string]any) fyne.CanvasObject {
 		return content
 	}
 	return container.NewThemeOverride(content, t)
-}
-
-// isMonospaceFamily reports whether a CSS-like font family list asks for
-// a monospaced font.
-func isMonospaceFamily(s string) bool {
-	s = strings.ToLower(s)
-	for _, w := range []string{"mono", "courier", "consolas", "menlo", "code"} {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
 }
 
 // parseHexColor parses #RGB, #RRGGBB or #RRGGBBAA (alpha is ignored: a
