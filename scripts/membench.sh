@@ -6,14 +6,11 @@
 #
 #   idle_rss, idle_anon   the app without --demo, no agent, MB
 #   demo_rss, demo_anon   the app with --demo (the reference agent in process), MB
-#   conv10k_rss           --demo with a 10,000-message conversation opened, MB
-#   session_growth        RssAnon growth over a simulated 30-minute session
-#                         in compressed time (--demo, messages typed into the
-#                         window with xdotool, conversations opened and
-#                         closed), from the end of its first fifth to its end, %
+#
+# (conv10k_rss and session_growth of issue 15 are not measured yet.)
 #
 # It exits non-zero when a figure misses its goal (docs/benchmarks.md,
-# Memory): idle_anon < 60, idle_rss < 150, demo_anon < 90, session_growth <= 10.
+# Memory): idle_anon < 60, idle_rss < 150, demo_anon < 90.
 #
 # Usage: scripts/membench.sh [binary]   (default build/aimdesk; `make membench`)
 #
@@ -21,8 +18,7 @@
 #   MEMBENCH_SETTLE       seconds the window settles before reading (default 8)
 #   MEMBENCH_PROFILE_DIR  also write a heap profile per run there (SIGUSR1,
 #                         AIMDESK_HEAPPROFILE) for `go tool pprof`
-#   MEMBENCH_ONLY         space-separated runs to do (idle demo conv10k session)
-#   MEMBENCH_SESSION_STEPS messages typed in the session run (default 60)
+#   MEMBENCH_ONLY         space-separated runs to do (idle demo)
 #   MEMBENCH_NO_GOALS=1   print the figures without failing on a missed goal
 set -euo pipefail
 
@@ -30,8 +26,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=${1:-$root/build/aimdesk}
 settle=${MEMBENCH_SETTLE:-8}
 profdir=${MEMBENCH_PROFILE_DIR:-}
-only=${MEMBENCH_ONLY:-idle demo conv10k session}
-steps=${MEMBENCH_SESSION_STEPS:-60}
+only=${MEMBENCH_ONLY:-idle demo}
 lang=${APP_LANG:-en_US.UTF-8}
 title='^aimdesk$'
 
@@ -180,7 +175,6 @@ if [ -z "${MEMBENCH_NO_GOALS:-}" ]; then
 	check idle_anon "<" 60
 	check idle_rss "<" 150
 	check demo_anon "<" 90
-	check session_growth "<=" 10
 	[ ${#missed[@]} -eq 0 ] || fail "goals missed: ${missed[*]}"
 	say "all goals met"
 fi
