@@ -99,9 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer srv.Close()
 		cfg.DemoAgentURL = srv.URL()
 	}
-	if path := os.Getenv(heapProfileEnv); path != "" {
-		go writeHeapProfileOnSignal(ctx, path, stderr)
-	}
+	startMemoryHelpers(ctx, stderr)
 	a := fyneapp.NewWithID(appID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	var (
@@ -146,7 +144,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return nil
 	}
 	_ = start()
-	go releaseStartupMemory(ctx)
 	go func() {
 		<-ctx.Done()
 		fyne.Do(a.Quit)
@@ -164,6 +161,16 @@ func usage() string {
 		return u[:i] + line + u[i:]
 	}
 	return u + line
+}
+
+// startMemoryHelpers returns the start-up garbage to the system once the
+// window settled and, when AIMDESK_HEAPPROFILE is set, writes heap
+// profiles on SIGUSR1.
+func startMemoryHelpers(ctx context.Context, stderr io.Writer) {
+	go releaseStartupMemory(ctx)
+	if path := os.Getenv(heapProfileEnv); path != "" {
+		go writeHeapProfileOnSignal(ctx, path, stderr)
+	}
 }
 
 // heapProfileEnv names a file: when set, SIGUSR1 writes a heap profile
