@@ -7,7 +7,7 @@ import (
 
 // chatShare is the conversation's share of the width beside the side
 // panel: the conversation is the widest pane.
-const chatShare = 0.7
+const chatShare = 0.68
 
 // lazyTab is a side-panel tab whose content is built when the tab is
 // first selected.

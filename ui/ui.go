@@ -119,7 +119,7 @@ func newWindow(ctx context.Context, a fyne.App, core *app.Core, cfg Config, post
 	w.chatSplit.Offset = chatShare
 	w.right = container.NewStack(w.chatSplit)
 	main := container.NewHSplit(w.side.Object(), w.right)
-	main.Offset = 0.2
+	main.Offset = 0.22
 	root := container.NewBorder(w.toolbar(), w.status.Object(), nil, nil, main)
 	w.status.relayout = root.Refresh
 	w.SetContent(root)
