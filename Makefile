@@ -47,9 +47,10 @@ export LIVEKIT_SERVER ?= $(CURDIR)/bin/livekit-server
 export FUZZTIME BENCH BENCHFLAGS
 
 PHASE := scripts/phase.sh
+comma := ,
 APP := build/aimdesk
 
-.PHONY: help setup build demo vet gotest smoke callshot prejoinshot test generate lint bench voicebench videobench fuzz package packagetest clean distclean
+.PHONY: help setup build demo vet gotest smoke callshot prejoinshot uishots membench test generate lint bench voicebench videobench fuzz package packagetest clean distclean
 
 help: ## list targets and variables
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-11s %s\n", $$1, $$2 }'
@@ -86,16 +87,28 @@ callshot: ## a live call (reference agent, livekit-server, media engine, Xvfb) t
 prejoinshot: ## the pre-join screen on PipeWire virtual devices, real window under Xvfb, to build/screenshots/prejoin-devices.png
 	@$(PHASE) prejoinshot $(APPENV) AIMDESK_PREJOIN_SCREENSHOT=build/screenshots/prejoin-devices.png $(GO) test ./ui/prejoinshot -run '^TestPrejoinDevicesScreenshot$$' -count=1
 
+uishots: ## a themed A2UI surface in a real window under Xvfb to build/screenshots/a2ui-theme.png (the table in chat: smoke's chat.png)
+	@$(PHASE) uishots $(APPENV) AIMDESK_THEME_SCREENSHOT=build/screenshots/a2ui-theme.png $(GO) test ./a2ui/fyner/themeshot -run '^TestA2UIThemeScreenshot$$' -count=1
+
+# membench measures the release configuration users install (the tags of
+# `make package`), built without -trimpath so the build cache is reused.
+MEMBENCH_APP := build/aimdesk-membench
+membench: ## memory of the real app under Xvfb (mem: lines; fails on a missed goal); breakdown in docs/benchmarks.md
+	@$(PHASE) "membench build" $(GO) build -tags $(subst $(eval) ,$(comma),$(strip release no_emoji migrated_fynedo $(patsubst -tags=%,%,$(APMTAGS)))) -o $(MEMBENCH_APP) .
+	@$(PHASE) membench $(APPENV) scripts/membench.sh $(MEMBENCH_APP)
+
 # demo and test call their steps in order, so they stay in order under make -j.
-test: ## setup, vet, go test -race, smoke, call and pre-join screenshots, package, packagetest
+test: ## setup, vet, go test -race, smoke, call, pre-join and UI screenshots, package, packagetest, lint
 	@$(MAKE) setup
 	@$(MAKE) vet
 	@$(MAKE) gotest
 	@$(MAKE) smoke
 	@$(MAKE) callshot
 	@$(MAKE) prejoinshot
+	@$(MAKE) uishots
 	@$(MAKE) package
 	@$(MAKE) packagetest
+	@$(MAKE) lint
 
 generate: ## regenerate app/a2a/a2apb from ../shared/a2a-spec/a2a.proto (pinned protoc plugins into bin/)
 	@scripts/generate.sh

@@ -25,24 +25,27 @@ type TrafficEntry struct {
 	Error     string
 }
 
-// console keeps the newest traffic entries in a ring.
+// console keeps the newest traffic entries in a ring of at most size
+// entries. The ring grows as traffic comes, so an app with no agent or a
+// quiet one does not hold a full ring of empty entries (about 1 MB).
 type console struct {
 	mu   sync.Mutex
 	ring []TrafficEntry
+	size int
 	next int64
 }
 
-func newConsole(size int) *console { return &console{ring: make([]TrafficEntry, 0, size)} }
+func newConsole(size int) *console { return &console{size: size} }
 
 func (k *console) add(e TrafficEntry) TrafficEntry {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.next++
 	e.Seq = k.next
-	if len(k.ring) < cap(k.ring) {
+	if len(k.ring) < k.size {
 		k.ring = append(k.ring, e)
 	} else {
-		k.ring[int(e.Seq-1)%cap(k.ring)] = e
+		k.ring[int(e.Seq-1)%k.size] = e
 	}
 	return e
 }
@@ -64,7 +67,7 @@ func (k *console) since(after int64, f TrafficFilter) []TrafficEntry {
 	}
 	var out []TrafficEntry
 	for seq := first; seq <= k.next; seq++ {
-		e := k.ring[int(seq-1)%cap(k.ring)]
+		e := k.ring[int(seq-1)%k.size]
 		if f.match(e) {
 			out = append(out, e)
 		}

@@ -910,8 +910,9 @@ type markdownView struct {
 
 type markdownBlock struct {
 	src    string
-	rt     *widget.RichText
-	holder *fyne.Container
+	rt     *widget.RichText // nil for a table
+	holder fyne.CanvasObject
+	text   string // what String shows of a table
 }
 
 func newMarkdownView(cv *chatView, m app.Message, i int, p a2a.Part) *partView {
@@ -928,19 +929,30 @@ func (mv *markdownView) set(text string) {
 		return
 	}
 	mv.last = text
-	srcs := markdownBlocks(text)
+	srcs := splitTableBlocks(markdownBlocks(text))
 	changed := len(srcs) != len(mv.blocks)
 	for i, src := range srcs {
 		if i == len(mv.blocks) {
-			rt := widget.NewRichText()
-			rt.Wrapping = fyne.TextWrapWord
-			mv.blocks = append(mv.blocks, &markdownBlock{src: "\x00", rt: rt, holder: container.New(textLayout{}, rt)})
+			mv.blocks = append(mv.blocks, &markdownBlock{src: "\x00"})
 		}
 		b := mv.blocks[i]
 		if b.src == src {
 			continue
 		}
 		b.src = src
+		if isTableBlock(src) {
+			// A table is drawn anew when its source changes (while it streams).
+			b.rt, b.text = nil, src
+			b.holder = newTableView(parseTable(src), mv.cv.w.confirmOpenURL)
+			changed = true
+			continue
+		}
+		if b.rt == nil {
+			b.rt = widget.NewRichText()
+			b.rt.Wrapping = fyne.TextWrapWord
+			b.holder = container.New(textLayout{}, b.rt)
+			changed = true
+		}
 		b.rt.Segments = markdownBlockSegments(src, mv.cv.w.confirmOpenURL)
 		b.rt.Refresh()
 	}
@@ -958,6 +970,10 @@ func (mv *markdownView) set(text string) {
 func (mv *markdownView) String() string {
 	var b strings.Builder
 	for _, x := range mv.blocks {
+		if x.rt == nil {
+			b.WriteString(x.text)
+			continue
+		}
 		b.WriteString(x.rt.String())
 	}
 	return b.String()

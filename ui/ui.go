@@ -25,7 +25,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/app"
-	"aimdesk/ui/uikit"
+	"aimdesk/ui/errtext"
 )
 
 // Config says what the main window starts with. The zero value opens the
@@ -67,6 +67,9 @@ type Window struct {
 	approvals *approvalsUI
 	calls     callWindows
 	sideTabs  *container.AppTabs
+	chatSplit *container.Split
+	right     *fyne.Container // the conversation, with the side panel or without
+	sideShown bool
 	status    *statusBar
 
 	agents      []app.Agent
@@ -91,7 +94,7 @@ func newWindow(ctx context.Context, a fyne.App, core *app.Core, cfg Config, post
 	if title == "" {
 		title = "aimdesk"
 	}
-	w := &Window{Window: a.NewWindow(title), ctx: ctx, core: core, cfg: cfg, post: post}
+	w := &Window{Window: a.NewWindow(title), ctx: ctx, core: core, cfg: cfg, post: post, sideShown: true}
 	w.env = &uiEnv{ctx: ctx, app: a, win: w.Window, core: core, do: post}
 	w.env.openConversation = w.openConversation
 	w.env.selectAgent = w.selectAgent
@@ -108,15 +111,15 @@ func newWindow(ctx context.Context, a fyne.App, core *app.Core, cfg Config, post
 	w.SetCloseIntercept(w.closeRequested) // after the tray's own (desktop.go)
 	w.approvals = newApprovalsUI(w.env, w.notify)
 	w.calls = newCallWindows(w.env, w.approvals)
-	w.sideTabs = container.NewAppTabs(
-		container.NewTabItem("Agent", w.details.Object()),
-		container.NewTabItem("Tasks", w.tasks.Object()),
-		container.NewTabItem("Console", w.console.Object()),
+	w.sideTabs = newLazyTabs(
+		lazyTab{"Agent", w.details.Object},
+		lazyTab{"Tasks", w.tasks.Object},
+		lazyTab{"Console", w.console.Object},
 	)
-
-	right := container.NewHSplit(w.chat.Object(), w.sideTabs)
-	right.Offset = 0.68
-	main := container.NewHSplit(w.side.Object(), right)
+	w.chatSplit = container.NewHSplit(w.chat.Object(), w.sideTabs)
+	w.chatSplit.Offset = chatShare
+	w.right = container.NewStack(w.chatSplit)
+	main := container.NewHSplit(w.side.Object(), w.right)
 	main.Offset = 0.22
 	root := container.NewBorder(w.toolbar(), w.status.Object(), nil, nil, main)
 	w.status.relayout = root.Refresh
@@ -300,7 +303,7 @@ func (w *Window) startChat(agentID, text string) {
 
 // showTask opens a task in the Tasks tab.
 func (w *Window) showTask(agentID, taskID string) {
-	w.sideTabs.SelectIndex(1)
+	w.showSideTab(1)
 	w.tasks.ShowTask(agentID, taskID)
 }
 
@@ -320,16 +323,26 @@ func (w *Window) showError(err error) {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return
 	}
-	msg := widget.NewLabel(userText(err))
-	msg.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom("Something went wrong", "Close", container.NewPadded(msg), w.Window)
-	d.Resize(fyne.NewSize(460, 180))
+	d := dialog.NewCustom("Something went wrong", "Close", container.NewPadded(errorView(err)), w.Window)
+	d.Resize(fyne.NewSize(460, 220))
 	w.showDialog(d)
 }
 
-// userText is an error in words for people: the core's sentinels have an
-// "app: " prefix that means nothing to them.
-func userText(err error) string { return uikit.UserText(err) }
+// userText is an error in words for people (errtext.Sentence): a
+// sentence, not the wrapped chain.
+func userText(err error) string { return errtext.Sentence(err) }
+
+// errorView is an error for a dialog: its sentence and, folded away, the
+// chain for a bug report (selectable, to copy).
+func errorView(err error) fyne.CanvasObject {
+	msg := widget.NewLabel(errtext.Sentence(err))
+	msg.Wrapping = fyne.TextWrapWord
+	details := widget.NewLabel(errtext.Details(err))
+	details.Wrapping = fyne.TextWrapWord
+	details.Selectable = true
+	details.TextStyle = fyne.TextStyle{Monospace: true}
+	return container.NewVBox(msg, widget.NewAccordion(widget.NewAccordionItem("Details", details)))
+}
 
 // showNotice tells the user something the core noticed.
 func (w *Window) showNotice(n *app.Notice) {
@@ -372,8 +385,9 @@ func (w *Window) toolbar() fyne.CanvasObject {
 		widget.NewToolbarAction(theme.ContentAddIcon(), w.showAddAgent),
 		widget.NewToolbarAction(theme.MailComposeIcon(), w.newConversation),
 		widget.NewToolbarSeparator(),
-		widget.NewToolbarAction(theme.ListIcon(), func() { w.sideTabs.SelectIndex(1) }),
-		widget.NewToolbarAction(theme.ComputerIcon(), func() { w.sideTabs.SelectIndex(2) }),
+		widget.NewToolbarAction(theme.ListIcon(), func() { w.showSideTab(1) }),
+		widget.NewToolbarAction(theme.ComputerIcon(), func() { w.showSideTab(2) }),
+		widget.NewToolbarAction(theme.ViewRestoreIcon(), func() { w.setSidePanel(!w.sideShown) }),
 		widget.NewToolbarSeparator(),
 		w.approvals.ToolbarItem(),
 		widget.NewToolbarSpacer(),
@@ -397,9 +411,10 @@ func (w *Window) shortcuts() []shortcut {
 		{fyne.KeyL, def, "Focus the message box", func() { w.chat.composer.focus() }},
 		{fyne.KeyA, def | fyne.KeyModifierShift, "Add agent", w.showAddAgent},
 		{fyne.KeyComma, def, "Settings", func() { showSettings(w.env) }},
-		{fyne.Key1, def, "Agent tab", func() { w.sideTabs.SelectIndex(0) }},
-		{fyne.Key2, def, "Tasks tab", func() { w.sideTabs.SelectIndex(1) }},
-		{fyne.Key3, def, "Console tab", func() { w.sideTabs.SelectIndex(2) }},
+		{fyne.Key1, def, "Agent tab", func() { w.showSideTab(0) }},
+		{fyne.Key2, def, "Tasks tab", func() { w.showSideTab(1) }},
+		{fyne.Key3, def, "Console tab", func() { w.showSideTab(2) }},
+		{fyne.Key0, def, "Show or hide the side panel", func() { w.setSidePanel(!w.sideShown) }},
 	}
 }
 
@@ -462,9 +477,10 @@ func (w *Window) mainMenu() *fyne.MainMenu {
 	view := fyne.NewMenu("View",
 		item("Focus the message box", fyne.KeyL, def, func() { w.chat.composer.focus() }),
 		fyne.NewMenuItemSeparator(),
-		item("Agent", fyne.Key1, def, func() { w.sideTabs.SelectIndex(0) }),
-		item("Tasks", fyne.Key2, def, func() { w.sideTabs.SelectIndex(1) }),
-		item("Console", fyne.Key3, def, func() { w.sideTabs.SelectIndex(2) }),
+		item("Agent", fyne.Key1, def, func() { w.showSideTab(0) }),
+		item("Tasks", fyne.Key2, def, func() { w.showSideTab(1) }),
+		item("Console", fyne.Key3, def, func() { w.showSideTab(2) }),
+		item("Show or hide the side panel", fyne.Key0, def, func() { w.setSidePanel(!w.sideShown) }),
 	)
 	help := fyne.NewMenu("Help", item("Using aimdesk", "", 0, w.showHelp))
 	return fyne.NewMainMenu(file, agent, view, w.approvals.Menu(), help)

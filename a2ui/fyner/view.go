@@ -118,7 +118,7 @@ func (v *View) buildAll() {
 	case !v.s.Rendering() || root == nil:
 		content = note(theme.InfoIcon(), "Waiting for the agent to send this view…")
 	default:
-		content = v.element(root).obj
+		content = themed(v.element(root).obj, v.s.Theme())
 	}
 	v.holder.Objects = []fyne.CanvasObject{content}
 	if v.shown {
@@ -139,7 +139,7 @@ func (v *View) apply(sc *a2ui.SurfaceChange) {
 		v.holder.Objects = []fyne.CanvasObject{note(theme.InfoIcon(), "The agent closed this view.")}
 		v.holder.Refresh()
 		v.r.drop(v)
-	case sc.Created || sc.Tree:
+	case sc.Created || sc.Tree || sc.Theme:
 		v.buildAll()
 	default:
 		v.fresh = map[*a2ui.Node]bool{}

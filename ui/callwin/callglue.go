@@ -16,7 +16,7 @@ import (
 	"aimdesk/app/a2a"
 	"aimdesk/app/aim"
 	"aimdesk/media"
-	"aimdesk/ui/uikit"
+	"aimdesk/ui/errtext"
 )
 
 // callEngine is what the call window needs of the media engine.
@@ -215,5 +215,5 @@ func callErrText(err error) string {
 	case errors.As(err, &pce):
 		return "The agent did not answer in time; it may or may not have received it."
 	}
-	return uikit.UserText(err)
+	return errtext.Sentence(err)
 }

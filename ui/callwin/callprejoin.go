@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -20,6 +21,7 @@ import (
 
 	"aimdesk/app/aim"
 	"aimdesk/media"
+	"aimdesk/ui/errtext"
 	"aimdesk/ui/uikit"
 )
 
@@ -215,7 +217,7 @@ func (p *callPrejoin) setEngine(e callEngine, err error) {
 	if e == nil {
 		text := callNoMediaText
 		if err != nil && !errors.Is(err, media.ErrDisabled) {
-			text = "Audio and video do not work here (" + uikit.UserText(err) + "): you can still type to the agent."
+			text = strings.TrimSuffix(errtext.Sentence(err), ".") + ": audio and video do not work here, but you can still type to the agent."
 		}
 		p.status.SetText(text)
 		p.status.Importance = widget.WarningImportance

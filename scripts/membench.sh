@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# membench.sh measures the real aimdesk binary's memory under a private Xvfb
+# display and D-Bus session bus, reading VmRSS and RssAnon from
+# /proc/PID/status once the window has settled, and prints one line per
+# figure as `mem: NAME VALUE UNIT`:
+#
+#   idle_rss, idle_anon   the app without --demo, no agent, MB
+#   demo_rss, demo_anon   the app with --demo (the reference agent in process), MB
+#
+# (conv10k_rss and session_growth of issue 15 are not measured yet.)
+#
+# It exits non-zero when a figure misses its goal (docs/benchmarks.md,
+# Memory): idle_anon < 60, idle_rss < 150, demo_anon < 90.
+#
+# Usage: scripts/membench.sh [binary]   (default build/aimdesk; `make membench`)
+#
+# Environment (all optional):
+#   MEMBENCH_SETTLE       seconds the window settles before reading (default 8)
+#   MEMBENCH_PROFILE_DIR  also write a heap profile per run there (SIGUSR1,
+#                         AIMDESK_HEAPPROFILE) for `go tool pprof`
+#   MEMBENCH_ONLY         space-separated runs to do (idle demo)
+#   MEMBENCH_NO_GOALS=1   print the figures without failing on a missed goal
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=${1:-$root/build/aimdesk}
+settle=${MEMBENCH_SETTLE:-8}
+profdir=${MEMBENCH_PROFILE_DIR:-}
+only=${MEMBENCH_ONLY:-idle demo}
+lang=${APP_LANG:-en_US.UTF-8}
+title='^aimdesk$'
+
+say() { printf 'membench: %s\n' "$*" >&2; }
+fail() {
+	printf 'membench: FAIL: %s\n' "$*" >&2
+	exit 1
+}
+for tool in Xvfb xdotool dbus-daemon; do
+	command -v "$tool" >/dev/null || fail "$tool not found (run scripts/setup.sh)"
+done
+[ -x "$bin" ] || fail "app binary $bin not found (run make build)"
+
+tmp=$(mktemp -d)
+xvfb_pid="" bus_pid="" app_pid=""
+stop_pid() {
+	local pid=$1 sig=${2:-TERM}
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill "-$sig" "$pid" 2>/dev/null || true
+		for _ in $(seq 1 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+}
+cleanup() {
+	stop_pid "$app_pid"
+	stop_pid "$xvfb_pid"
+	stop_pid "$bus_pid"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# A private X server (1280x800, as the smoke test) and session bus.
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp -noreset 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
+xvfb_pid=$!
+display=""
+for _ in $(seq 1 100); do
+	display=$(tr -dc '0-9' <"$tmp/display" 2>/dev/null || true)
+	[ -n "$display" ] && break
+	sleep 0.1
+done
+[ -n "$display" ] || fail "Xvfb did not report a display"
+export DISPLAY=":$display"
+dbus-daemon --session --nofork --nopidfile --address="unix:path=$tmp/bus" \
+	--print-address=4 4>"$tmp/bus.address" >"$tmp/bus.log" 2>&1 &
+bus_pid=$!
+for _ in $(seq 1 100); do
+	[ -s "$tmp/bus.address" ] && break
+	sleep 0.1
+done
+[ -s "$tmp/bus.address" ] || fail "the D-Bus session bus did not start"
+export DBUS_SESSION_BUS_ADDRESS
+DBUS_SESSION_BUS_ADDRESS=$(head -n 1 "$tmp/bus.address")
+
+# status_mb FIELD prints a /proc/PID/status field of the app in MB.
+status_mb() {
+	awk -v f="$1:" '$1 == f { printf "%.1f", $2 / 1024 }' "/proc/$app_pid/status"
+}
+
+# start NAME ARGS... starts the app with fresh config/data dirs (a data dir
+# prepared in $tmp/NAME.data is kept) and waits for its window.
+start() {
+	local name=$1
+	shift
+	local home=$tmp/$name
+	mkdir -p "$home/config" "$home/data" "$home/cache" "$home/runtime"
+	chmod 700 "$home/runtime"
+	env -u LANGUAGE LANG="$lang" LC_ALL="$lang" \
+		XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
+		XDG_CACHE_HOME="$home/cache" XDG_RUNTIME_DIR="$home/runtime" \
+		AIMDESK_HEAPPROFILE="$home/heap.pprof" \
+		"$bin" "$@" >"$home/app.log" 2>&1 &
+	app_pid=$!
+	wid=""
+	for _ in $(seq 1 1200); do
+		wid=$(xdotool search --onlyvisible --name "$title" 2>/dev/null | head -n 1 || true)
+		[ -n "$wid" ] && break
+		kill -0 "$app_pid" 2>/dev/null || {
+			tail -n 30 "$home/app.log" >&2
+			fail "$name: the app exited before its window was mapped"
+		}
+		sleep 0.05
+	done
+	[ -n "$wid" ] || fail "$name: no window within 60 s"
+}
+
+# finish NAME writes the heap profile (when asked) and stops the app.
+finish() {
+	local name=$1 home=$tmp/$1
+	if [ -n "$profdir" ]; then
+		kill -USR1 "$app_pid"
+		for _ in $(seq 1 50); do
+			[ -s "$home/heap.pprof" ] && break
+			sleep 0.1
+		done
+		sleep 0.5
+		mkdir -p "$profdir"
+		cp "$home/heap.pprof" "$profdir/$name.pprof" && say "heap profile $profdir/$name.pprof"
+		grep 'memstats' "$home/app.log" | tail -n 1 >&2 || true
+	fi
+	stop_pid "$app_pid"
+	app_pid=""
+	if grep -qE '^(panic:|fatal error:)' "$home/app.log"; then
+		tail -n 30 "$home/app.log" >&2
+		fail "$name: the app panicked"
+	fi
+}
+
+declare -A fig
+report() {
+	fig[$1]=$2
+	echo "mem: $1 $2 $3"
+}
+
+run_idle() {
+	start idle
+	sleep "$settle"
+	report idle_rss "$(status_mb VmRSS)" MB
+	report idle_anon "$(status_mb RssAnon)" MB
+	finish idle
+}
+
+run_demo() {
+	start demo --demo
+	sleep "$settle"
+	report demo_rss "$(status_mb VmRSS)" MB
+	report demo_anon "$(status_mb RssAnon)" MB
+	finish demo
+}
+
+has() { [[ " $only " == *" $1 "* ]]; }
+has idle && run_idle
+has demo && run_demo
+
+if [ -z "${MEMBENCH_NO_GOALS:-}" ]; then
+	missed=()
+	check() { # NAME OP LIMIT
+		local v=${fig[$1]:-}
+		[ -n "$v" ] || return 0
+		awk -v v="$v" -v l="$3" -v op="$2" 'BEGIN { exit !((op == "<" && v < l) || (op == "<=" && v <= l)) }' ||
+			missed+=("$1 $v (goal $2 $3)")
+	}
+	check idle_anon "<" 60
+	check idle_rss "<" 150
+	check demo_anon "<" 90
+	[ ${#missed[@]} -eq 0 ] || fail "goals missed: ${missed[*]}"
+	say "all goals met"
+fi
