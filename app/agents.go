@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
 
@@ -55,6 +56,7 @@ type Agent struct {
 type agentState struct {
 	rec     store.Agent
 	binding string // the override, "" for automatic (see SetAgentBinding)
+	name    string // the user's name for the agent, "" for the card's (see EditAgent)
 	card    *a2a.AgentCard
 	iface   a2a.AgentInterface
 	client  *a2a.Client
@@ -63,8 +65,12 @@ type agentState struct {
 }
 
 func (a *agentState) view() Agent {
+	name := a.rec.Name
+	if a.name != "" {
+		name = a.name
+	}
 	return Agent{
-		ID: a.rec.ID, URL: a.rec.URL, CardURL: a.rec.CardURL, Name: a.rec.Name, Card: a.card,
+		ID: a.rec.ID, URL: a.rec.URL, CardURL: a.rec.CardURL, Name: name, Card: a.card,
 		Interface: a.iface, AIM: a.card != nil && a.card.IsAIM(), Status: a.status, Error: a.err,
 		Demo: a.rec.ID == DemoAgentID, AllowPlainHTTP: a.rec.AllowPlainHTTP, Binding: a.binding,
 	}
@@ -109,15 +115,19 @@ func (c *Core) loadAgents(ctx context.Context) error {
 		return fmt.Errorf("app: load agents: %w", err)
 	}
 	overrides := make(map[string]string, len(recs))
+	names := make(map[string]string, len(recs))
 	for _, r := range recs {
 		if v, ok, err := c.st.Setting(ctx, bindingSettingKey(r.ID)); err == nil && ok {
 			overrides[r.ID] = v
+		}
+		if v, ok, err := c.st.Setting(ctx, nameSettingKey(r.ID)); err == nil && ok {
+			names[r.ID] = v
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, r := range recs {
-		a := &agentState{rec: r, status: AgentConnecting, binding: overrides[r.ID]}
+		a := &agentState{rec: r, status: AgentConnecting, binding: overrides[r.ID], name: names[r.ID]}
 		if len(r.Card) > 0 {
 			if card, err := a2a.ParseAgentCard(r.Card); err == nil {
 				a.card = card
@@ -447,9 +457,21 @@ func (c *Core) RefreshAgent(id string) {
 	c.goBackground(func(ctx context.Context) { c.connect(ctx, id) })
 }
 
-// EditAgent changes an agent's address or plain-HTTP permission and
-// reconnects.
-func (c *Core) EditAgent(ctx context.Context, id, u string, allowPlainHTTP bool) error {
+// nameSettingKey is the settings key of the name the user gave an agent
+// (the card's name is rewritten on every connect, so it is kept apart).
+func nameSettingKey(agentID string) string { return "agent-name/" + agentID }
+
+// MaxAgentName bounds the name a user gives an agent, in bytes.
+const MaxAgentName = 200
+
+// EditAgent changes an agent's name ("" shows the card's name), address or
+// plain-HTTP permission, and reconnects when the address or permission
+// changed.
+func (c *Core) EditAgent(ctx context.Context, id, name, u string, allowPlainHTTP bool) error {
+	name = strings.TrimSpace(name)
+	if len(name) > MaxAgentName || strings.ContainsFunc(name, unicode.IsControl) {
+		return fmt.Errorf("%w: a name of at most %d characters, on one line", ErrInvalidName, MaxAgentName)
+	}
 	norm, err := checkAgentURL(u, allowPlainHTTP)
 	if err != nil {
 		return err
@@ -462,14 +484,25 @@ func (c *Core) EditAgent(ctx context.Context, id, u string, allowPlainHTTP bool)
 	}
 	rec := a.rec
 	c.mu.Unlock()
+	moved := rec.URL != norm || rec.AllowPlainHTTP != allowPlainHTTP
+	if name == rec.Name {
+		name = "" // the card's own name: follow it when it changes
+	}
+	if err := c.st.PutSetting(ctx, nameSettingKey(id), name); err != nil {
+		return fmt.Errorf("app: save agent: %w", err)
+	}
 	rec.URL, rec.AllowPlainHTTP, rec.UpdatedAt = norm, allowPlainHTTP, c.now()
 	if err := c.st.PutAgent(ctx, rec); err != nil {
 		return fmt.Errorf("app: save agent: %w", err)
 	}
 	c.mu.Lock()
-	a.rec = rec
+	a.rec, a.name = rec, name
 	c.mu.Unlock()
-	c.RefreshAgent(id)
+	if moved {
+		c.RefreshAgent(id)
+	} else {
+		c.publishAgents()
+	}
 	return nil
 }
 

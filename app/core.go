@@ -16,7 +16,10 @@ import (
 
 // Sentinels callers branch on.
 var (
-	ErrUnknownAgent        = errors.New("app: no such agent")
+	ErrUnknownAgent = errors.New("app: no such agent")
+	// ErrInvalidName: a name the user gave (an agent's) is too long or
+	// spans lines.
+	ErrInvalidName         = errors.New("app: invalid name")
 	ErrUnknownConversation = errors.New("app: no such conversation")
 	ErrUnknownMessage      = errors.New("app: no such message")
 	ErrNotConnected        = errors.New("app: the agent is not connected")

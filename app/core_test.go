@@ -461,6 +461,39 @@ func TestSettingsPersist(t *testing.T) {
 	}
 }
 
+// TestEditAgentKeepsName: a name the user gives an agent survives the
+// reconnects that reread the card and a restart; "" or the card's own name
+// follows the card; a name over the limit or on two lines is refused.
+func TestEditAgentKeepsName(t *testing.T) {
+	f := newFixture(t, devagent.Hooks{})
+	a, err := f.core.AddAgent(f.ctx, f.agent.URL(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{strings.Repeat("x", app.MaxAgentName+1), "two\nlines"} {
+		if err := f.core.EditAgent(f.ctx, a.ID, bad, a.URL, false); !errors.Is(err, app.ErrInvalidName) {
+			t.Errorf("name %.20q: %v", bad, err)
+		}
+	}
+	if err := f.core.EditAgent(f.ctx, a.ID, "  Research bot ", a.URL, false); err != nil {
+		t.Fatal(err)
+	}
+	f.core.RefreshAgent(a.ID)
+	f.stop()
+	f.core.Close()
+	f.start()
+	got, err := f.core.Agent(a.ID)
+	if err != nil || got.Name != "Research bot" {
+		t.Fatalf("after a restart: %q %v", got.Name, err)
+	}
+	if err := f.core.EditAgent(f.ctx, a.ID, "", a.URL, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.core.Agent(a.ID); got.Name != devagent.AgentName {
+		t.Fatalf("cleared name shows %q, want the card's %q", got.Name, devagent.AgentName)
+	}
+}
+
 type hooksT = devagent.Hooks
 
 const (

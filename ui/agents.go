@@ -295,6 +295,7 @@ func shortTime(t time.Time) string {
 // agentForm is the add and edit dialog's content: the address, the plain
 // HTTP permission, progress and the error.
 type agentForm struct {
+	name     *widget.Entry // the edit dialog's only (nil when adding)
 	url      *escEntry
 	plain    *widget.Check
 	progress *widget.ProgressBarInfinite
@@ -329,12 +330,18 @@ func (f *agentForm) busy(on bool) {
 		f.progress.Start()
 		f.url.Disable()
 		f.plain.Disable()
+		if f.name != nil {
+			f.name.Disable()
+		}
 		return
 	}
 	f.progress.Stop()
 	f.progress.Hide()
 	f.url.Enable()
 	f.plain.Enable()
+	if f.name != nil {
+		f.name.Enable()
+	}
 }
 
 func (f *agentForm) fail(err error) {
@@ -445,15 +452,21 @@ func (w *Window) editSelectedAgent() {
 		return
 	}
 	f := newAgentForm(w, a.URL, a.AllowPlainHTTP)
+	f.name = widget.NewEntry()
+	f.name.SetText(a.Name)
+	if a.Card != nil {
+		f.name.SetPlaceHolder(a.Card.Name + " (the name on its card)")
+	}
+	f.content.Objects = append([]fyne.CanvasObject{widget.NewLabel("Name"), f.name}, f.content.Objects...)
 	var d *dialog.CustomDialog
 	save := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), nil)
 	save.Importance = widget.HighImportance
 	submit := func() {
 		f.busy(true)
 		save.Disable()
-		u, plain := f.url.Text, f.plain.Checked
+		name, u, plain := f.name.Text, f.url.Text, f.plain.Checked
 		go func() {
-			err := w.core.EditAgent(w.ctx, a.ID, u, plain)
+			err := w.core.EditAgent(w.ctx, a.ID, name, u, plain)
 			w.post(func() {
 				save.Enable()
 				if err != nil {
@@ -466,9 +479,10 @@ func (w *Window) editSelectedAgent() {
 	}
 	save.OnTapped = submit
 	f.url.OnSubmitted = func(string) { submit() }
+	f.name.OnSubmitted = func(string) { submit() }
 	d = dialog.NewCustomWithoutButtons("Edit "+agentTitle(a), f.content, w.Window)
 	d.SetButtons([]fyne.CanvasObject{widget.NewButton("Cancel", func() { d.Hide() }), save})
-	d.Resize(fyne.NewSize(480, 300))
+	d.Resize(fyne.NewSize(480, 360))
 	w.showDialog(d)
 }
 

@@ -529,3 +529,71 @@ func TestLastChunkShowsAnswerComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestEditAgent: the edit dialog changes the agent's name (kept across the
+// reconnect, which reads the card's name again), its address and the
+// plain-HTTP choice; a bad address is an error in the dialog; clearing the
+// name shows the card's name again.
+func TestEditAgent(t *testing.T) {
+	h := newChatHarness(t, chatHarnessConfig{})
+	a := h.addAgent()
+	edit := func() (*widget.Entry, *escEntry, *widget.Check) {
+		h.w.editSelectedAgent()
+		var name *widget.Entry
+		var url *escEntry
+		var plain *widget.Check
+		for _, o := range h.w.Canvas().Overlays().List() {
+			walkObjects(o, func(c fyne.CanvasObject) bool {
+				switch x := c.(type) {
+				case *escEntry:
+					url = x
+				case *widget.Entry:
+					if name == nil {
+						name = x
+					}
+				case *widget.Check:
+					plain = x
+				}
+				return false
+			})
+		}
+		if name == nil || url == nil || plain == nil {
+			t.Fatalf("the edit dialog lacks a field: name %v url %v plain %v", name, url, plain)
+		}
+		return name, url, plain
+	}
+	name, url, plain := edit()
+	if name.Text != devagent.AgentName || url.Text != h.agent.URL() || plain.Checked {
+		t.Fatalf("the dialog shows %q %q %v", name.Text, url.Text, plain.Checked)
+	}
+
+	// A plain-http address on another machine without the checkbox: an
+	// error in the dialog, nothing saved.
+	url.SetText("http://192.0.2.10:8080")
+	test.Tap(overlayButton(h.w, "Save"))
+	h.waitFor("the error", func() bool { return strings.Contains(overlayText(h.w), "Allow plain HTTP") && strings.Contains(overlayText(h.w), "anyone on the network") })
+	if got, _ := h.core.Agent(a.ID); got.URL != h.agent.URL() {
+		t.Fatalf("a refused edit was saved: %q", got.URL)
+	}
+
+	// Name, address (the same agent under 127.0.0.1's other spelling) and
+	// plain http.
+	name.SetText("My assistant")
+	url.SetText(strings.Replace(h.agent.URL(), "127.0.0.1", "localhost", 1))
+	plain.SetChecked(true)
+	test.Tap(overlayButton(h.w, "Save"))
+	h.waitFor("the dialog to close", func() bool { return len(h.w.Canvas().Overlays().List()) == 0 })
+	h.waitFor("the agent to reconnect under its new name", func() bool {
+		got, _ := h.w.agent(a.ID)
+		return got.Name == "My assistant" && got.Status == app.AgentReady && strings.Contains(got.URL, "localhost") && got.AllowPlainHTTP
+	})
+	if !strings.Contains(visibleText(h.w.Content()), "My assistant") {
+		t.Errorf("the window does not show the new name:\n%s", visibleText(h.w.Content()))
+	}
+
+	// An empty name: the card's name again.
+	name, _, _ = edit()
+	name.SetText("")
+	test.Tap(overlayButton(h.w, "Save"))
+	h.waitFor("the card's name", func() bool { got, _ := h.w.agent(a.ID); return got.Name == devagent.AgentName })
+}
