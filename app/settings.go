@@ -93,7 +93,8 @@ func (c *Core) SetSettings(ctx context.Context, s Settings) error {
 	if s.IdleTimeout < time.Second {
 		return fmt.Errorf("app: the idle timeout must be at least one second")
 	}
-	for k, v := range map[string]string{keyTheme: string(s.Theme), keyIdleTimeout: strconv.FormatInt(s.IdleTimeout.Milliseconds(), 10), keyNotify: strconv.FormatBool(s.Notify),
+	for k, v := range map[string]string{
+		keyTheme: string(s.Theme), keyIdleTimeout: strconv.FormatInt(s.IdleTimeout.Milliseconds(), 10), keyNotify: strconv.FormatBool(s.Notify),
 		keyKeepCallTranscripts: strconv.FormatBool(s.KeepCallTranscripts),
 		keyKeepInTray:          strconv.FormatBool(s.KeepInTray), keyTrayNotice: strconv.FormatBool(s.TrayNoticeShown),
 	} {

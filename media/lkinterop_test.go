@@ -24,29 +24,37 @@ func TestParseTranscription(t *testing.T) {
 	}{
 		{
 			name: "interim text of a delta stream",
-			st: lkroom.StreamText{ID: "st1", Topic: TopicTranscription, Sender: "agent", Text: "Hel",
-				Attributes: attrs(AttrTranscriptionFinal, "false", AttrSegmentID, "SG_1", AttrTranscribedTrackID, "TR_a")},
+			st: lkroom.StreamText{
+				ID: "st1", Topic: TopicTranscription, Sender: "agent", Text: "Hel",
+				Attributes: attrs(AttrTranscriptionFinal, "false", AttrSegmentID, "SG_1", AttrTranscribedTrackID, "TR_a"),
+			},
 			ok:   true,
 			want: Transcription{SegmentID: "SG_1", StreamID: "st1", TrackID: "TR_a", Speaker: "agent", Sender: "agent", Text: "Hel"},
 		},
 		{
 			name: "the delta stream's end with final in the trailer",
-			st: lkroom.StreamText{ID: "st1", Topic: TopicTranscription, Sender: "agent", Text: "Hello.", Done: true,
-				Attributes: attrs(AttrTranscriptionFinal, "true", AttrSegmentID, "SG_1", AttrTranscribedTrackID, "TR_a")},
+			st: lkroom.StreamText{
+				ID: "st1", Topic: TopicTranscription, Sender: "agent", Text: "Hello.", Done: true,
+				Attributes: attrs(AttrTranscriptionFinal, "true", AttrSegmentID, "SG_1", AttrTranscribedTrackID, "TR_a"),
+			},
 			ok:   true,
 			want: Transcription{SegmentID: "SG_1", StreamID: "st1", TrackID: "TR_a", Speaker: "agent", Sender: "agent", Text: "Hello.", Final: true},
 		},
 		{
 			name: "a whole interim update (non-delta stream) stays interim at its end",
-			st: lkroom.StreamText{ID: "st2", Topic: TopicTranscription, Sender: "agent", Text: "what is", Done: true,
-				Attributes: attrs(AttrTranscriptionFinal, "false", AttrSegmentID, "SG_2", AttrTranscribedTrackID, "TR_me")},
+			st: lkroom.StreamText{
+				ID: "st2", Topic: TopicTranscription, Sender: "agent", Text: "what is", Done: true,
+				Attributes: attrs(AttrTranscriptionFinal, "false", AttrSegmentID, "SG_2", AttrTranscribedTrackID, "TR_me"),
+			},
 			ok:   true,
 			want: Transcription{SegmentID: "SG_2", StreamID: "st2", TrackID: "TR_me", Speaker: "agent", Sender: "agent", Text: "what is"},
 		},
 		{
 			name: "a final stream is interim until it ends",
-			st: lkroom.StreamText{ID: "st3", Topic: TopicTranscription, Sender: "agent", Text: "what is the",
-				Attributes: attrs(AttrTranscriptionFinal, "true", AttrSegmentID, "SG_2")},
+			st: lkroom.StreamText{
+				ID: "st3", Topic: TopicTranscription, Sender: "agent", Text: "what is the",
+				Attributes: attrs(AttrTranscriptionFinal, "true", AttrSegmentID, "SG_2"),
+			},
 			ok:   true,
 			want: Transcription{SegmentID: "SG_2", StreamID: "st3", Speaker: "agent", Sender: "agent", Text: "what is the"},
 		},

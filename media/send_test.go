@@ -59,8 +59,10 @@ func (t *rtpTap) BindLocalStream(info *interceptor.StreamInfo, w interceptor.RTP
 		}
 	}
 	return interceptor.RTPWriterFunc(func(h *rtp.Header, payload []byte, a interceptor.Attributes) (int, error) {
-		p := sentPacket{at: time.Now(), seq: h.SequenceNumber, ts: h.Timestamp, marker: h.Marker,
-			payload: append([]byte(nil), payload...)}
+		p := sentPacket{
+			at: time.Now(), seq: h.SequenceNumber, ts: h.Timestamp, marker: h.Marker,
+			payload: append([]byte(nil), payload...),
+		}
 		if id != 0 {
 			if b := h.GetExtension(id); b != nil {
 				var ext rtp.AudioLevelExtension

@@ -83,12 +83,16 @@ func fromServer(st pulse.State) (mics, spks []Device) {
 		if s.Monitor {
 			continue
 		}
-		mics = append(mics, Device{ID: pulseID(s.Name), Name: s.Description, Kind: DeviceMic,
-			Default: s.Name == st.DefaultSource, Headset: s.Headset || audio.LooksLikeHeadset(s.Description)})
+		mics = append(mics, Device{
+			ID: pulseID(s.Name), Name: s.Description, Kind: DeviceMic,
+			Default: s.Name == st.DefaultSource, Headset: s.Headset || audio.LooksLikeHeadset(s.Description),
+		})
 	}
 	for _, s := range st.Sinks {
-		spks = append(spks, Device{ID: pulseID(s.Name), Name: s.Description, Kind: DeviceSpeaker,
-			Default: s.Name == st.DefaultSink, Headset: s.Headset || audio.LooksLikeHeadset(s.Description)})
+		spks = append(spks, Device{
+			ID: pulseID(s.Name), Name: s.Description, Kind: DeviceSpeaker,
+			Default: s.Name == st.DefaultSink, Headset: s.Headset || audio.LooksLikeHeadset(s.Description),
+		})
 	}
 	return mics, spks
 }

@@ -48,8 +48,10 @@ func TestFromServer(t *testing.T) {
 	st := pulse.State{
 		DefaultSink: "hs", DefaultSource: "spk.monitor",
 		Sinks: []pulse.Device{{Name: "spk", Description: "Speakers", Sink: true}, {Name: "hs", Description: "Jabra", Sink: true, Headset: true}},
-		Sources: []pulse.Device{{Name: "spk.monitor", Description: "Monitor of Speakers", Monitor: true},
-			{Name: "mic", Description: "Built-in Microphone"}},
+		Sources: []pulse.Device{
+			{Name: "spk.monitor", Description: "Monitor of Speakers", Monitor: true},
+			{Name: "mic", Description: "Built-in Microphone"},
+		},
 	}
 	mics, spks := fromServer(st)
 	if len(mics) != 1 || mics[0].ID != hexID("mic") || mics[0].Default {

@@ -468,8 +468,10 @@ func TestLongConversationLoadsPagesOnDemand(t *testing.T) {
 func TestLongReplyOffersFullText(t *testing.T) {
 	h := newChatHarness(t, chatHarnessConfig{noAgent: true})
 	r := newMessageRow(h.w.chat)
-	m := app.Message{ID: "long", Role: a2a.RoleAgent, State: app.MessageDone, Parts: []a2a.Part{a2a.TextPart("kept text")},
-		FullTextPath: filepath.Join(t.TempDir(), "reply.txt"), TextCut: 3 << 20}
+	m := app.Message{
+		ID: "long", Role: a2a.RoleAgent, State: app.MessageDone, Parts: []a2a.Part{a2a.TextPart("kept text")},
+		FullTextPath: filepath.Join(t.TempDir(), "reply.txt"), TextCut: 3 << 20,
+	}
 	r.set(m, 1, 600)
 	if !r.fullText.Visible() || !strings.Contains(r.fullText.Text, "3.0 MB") && !strings.Contains(r.fullText.Text, "MiB") && !strings.Contains(r.fullText.Text, "MB") {
 		t.Fatalf("full-text button: visible=%v %q", r.fullText.Visible(), r.fullText.Text)
@@ -571,7 +573,9 @@ func TestEditAgent(t *testing.T) {
 	// error in the dialog, nothing saved.
 	url.SetText("http://192.0.2.10:8080")
 	test.Tap(overlayButton(h.w, "Save"))
-	h.waitFor("the error", func() bool { return strings.Contains(overlayText(h.w), "Allow plain HTTP") && strings.Contains(overlayText(h.w), "anyone on the network") })
+	h.waitFor("the error", func() bool {
+		return strings.Contains(overlayText(h.w), "Allow plain HTTP") && strings.Contains(overlayText(h.w), "anyone on the network")
+	})
 	if got, _ := h.core.Agent(a.ID); got.URL != h.agent.URL() {
 		t.Fatalf("a refused edit was saved: %q", got.URL)
 	}

@@ -117,10 +117,6 @@ func (l *HTTPImageLoader) evict() {
 	}
 }
 
-func (l *HTTPImageLoader) fetchImage(ctx context.Context, rawURL string) (image.Image, error) {
-	return l.fetcher().Load(ctx, rawURL)
-}
-
 // Fetch returns the bytes of an http(s) or data: image URL within the
 // limits, or an error saying why not (ErrImageScheme, ErrImageTooLarge,
 // ErrImageTimeout, ErrNotImage, …).

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-
 	"strings"
 	"sync"
 	"testing"

@@ -110,8 +110,10 @@ func (e Endpoints) merge(n Endpoints) Endpoints {
 func checkOneOrigin(e Endpoints) error {
 	want := Origin(e.Token)
 	for _, f := range []struct{ name, url string }{
-		{"authorization endpoint", e.Authorization}, {"refresh endpoint", e.Refresh},
-		{"device authorization endpoint", e.DeviceAuthorization}, {"revocation endpoint", e.Revocation},
+		{"authorization endpoint", e.Authorization},
+		{"refresh endpoint", e.Refresh},
+		{"device authorization endpoint", e.DeviceAuthorization},
+		{"revocation endpoint", e.Revocation},
 	} {
 		if f.url != "" && Origin(f.url) != want {
 			return fmt.Errorf("%w: the %s %s is not on the token endpoint's origin %s", ErrEndpointOrigins, f.name, clip(f.url, 200), want)

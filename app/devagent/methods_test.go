@@ -14,10 +14,6 @@ import (
 // 1.0 and 0.3, HTTP+JSON and gRPC.
 var versions = []string{a2a.Version10, a2a.Version03, a2a.BindingHTTPJSON, a2a.BindingGRPC}
 
-// v1Flavours are the flavours that speak A2A 1.0 (ListTasks and others
-// v0.3 lacks).
-var v1Flavours = []string{a2a.Version10, a2a.BindingHTTPJSON, a2a.BindingGRPC}
-
 func TestSendMessageSkills(t *testing.T) {
 	a := newAgent(t, fast())
 	tests := []struct {

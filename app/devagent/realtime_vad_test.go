@@ -86,16 +86,24 @@ func TestVAD(t *testing.T) {
 		want []want
 	}{
 		{"silence", new(signal).silence(3 * time.Second), nil},
-		{"voice: onset after 120 ms, turn end 500 ms after the last syllable", new(signal).silence(500*ms).voice(2*time.Second, 1).silence(time.Second),
-			[]want{{vadOnset, 620 * ms, 700 * ms}, {vadTurnEnd, 2950 * ms, 3050 * ms}}},
+		{
+			"voice: onset after 120 ms, turn end 500 ms after the last syllable", new(signal).silence(500*ms).voice(2*time.Second, 1).silence(time.Second),
+			[]want{{vadOnset, 620 * ms, 700 * ms}, {vadTurnEnd, 2950 * ms, 3050 * ms}},
+		},
 		{"a 100 ms click is no speech", new(signal).silence(500*ms).tone(100*ms, 300, 0.5).silence(time.Second), nil},
 		{"quiet voice below −36 dBFS is not heard", new(signal).silence(500*ms).voice(2*time.Second, 0.1).silence(time.Second), nil},
-		{"a steady tone stops being speech within 2.5 s", new(signal).silence(500*ms).tone(6*time.Second, 440, 0.25),
-			[]want{{vadOnset, 620 * ms, 660 * ms}, {vadTurnEnd, 2500 * ms, 3100 * ms}}},
-		{"a steady hum (−33 dBFS) is not speech, a voice over it is", new(signal).silence(3*time.Second).voice(2*time.Second, 2).silence(time.Second).plus(100, 0.032),
-			[]want{{vadOnset, 3100 * ms, 3250 * ms}, {vadTurnEnd, 5450 * ms, 5600 * ms}}},
-		{"a hum that starts later is speech for at most 2.5 s", new(signal).silence(time.Second).tone(5*time.Second, 100, 0.032),
-			[]want{{vadOnset, 1100 * ms, 1160 * ms}, {vadTurnEnd, 3000 * ms, 3600 * ms}}},
+		{
+			"a steady tone stops being speech within 2.5 s", new(signal).silence(500*ms).tone(6*time.Second, 440, 0.25),
+			[]want{{vadOnset, 620 * ms, 660 * ms}, {vadTurnEnd, 2500 * ms, 3100 * ms}},
+		},
+		{
+			"a steady hum (−33 dBFS) is not speech, a voice over it is", new(signal).silence(3*time.Second).voice(2*time.Second, 2).silence(time.Second).plus(100, 0.032),
+			[]want{{vadOnset, 3100 * ms, 3250 * ms}, {vadTurnEnd, 5450 * ms, 5600 * ms}},
+		},
+		{
+			"a hum that starts later is speech for at most 2.5 s", new(signal).silence(time.Second).tone(5*time.Second, 100, 0.032),
+			[]want{{vadOnset, 1100 * ms, 1160 * ms}, {vadTurnEnd, 3000 * ms, 3600 * ms}},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -104,8 +104,13 @@ func drawDigit(img *image.YCbCr, x, y, w, h, d int) {
 	s := segments[d]
 	half := h / 2
 	rects := [7][4]int{
-		{x, y, w, t}, {x + w - t, y, t, half}, {x + w - t, y + half, t, h - half}, {x, y + h - t, w, t},
-		{x, y + half, t, h - half}, {x, y, t, half}, {x, y + half - t/2, w, t},
+		{x, y, w, t},
+		{x + w - t, y, t, half},
+		{x + w - t, y + half, t, h - half},
+		{x, y + h - t, w, t},
+		{x, y + half, t, h - half},
+		{x, y, t, half},
+		{x, y + half - t/2, w, t},
 	}
 	for i, r := range rects {
 		if s&(1<<i) != 0 {

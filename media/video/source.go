@@ -435,7 +435,8 @@ func (s *Source) Close() error {
 		close(s.closed)
 		if s.interruptible {
 			err = s.drv.Close()
-			s.readMu.Lock() // the Read under way has returned
+			s.readMu.Lock()
+			//lint:ignore SA2001 taking the lock waits for the Read under way to return
 			s.readMu.Unlock()
 			return
 		}

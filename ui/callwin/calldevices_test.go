@@ -30,13 +30,21 @@ func TestCallPrejoinNoSoundWords(t *testing.T) {
 		detailsHas string // "" = no details shown
 	}{
 		{"no sound system", &fakeEngine{caps: media.Capabilities{AudioReason: chain}}, callNoSoundText, "", "Failed to initialize backend"},
-		{"a backend with no devices", &fakeEngine{devs: media.Devices{Screens: nullDevices().Screens}, caps: media.Capabilities{Audio: true, AudioBackend: "alsa"}},
-			callNoSoundText, "", "alsa sound backend lists no microphone"},
-		{"no microphone", &fakeEngine{devs: media.Devices{Speakers: nullDevices().Speakers}, caps: media.Capabilities{Audio: true}},
-			"Check your microphone", callNoMicText, ""},
-		{"microphone fails", &fakeEngine{devs: nullDevices(), caps: media.Capabilities{Audio: true},
-			micErr: fmt.Errorf("media: mic level: %w: audio: open default input: miniaudio: Failed to open backend device", media.ErrNoAudioDevice)},
-			"Check your microphone", callMicFailText, "Failed to open backend device"},
+		{
+			"a backend with no devices", &fakeEngine{devs: media.Devices{Screens: nullDevices().Screens}, caps: media.Capabilities{Audio: true, AudioBackend: "alsa"}},
+			callNoSoundText, "", "alsa sound backend lists no microphone",
+		},
+		{
+			"no microphone", &fakeEngine{devs: media.Devices{Speakers: nullDevices().Speakers}, caps: media.Capabilities{Audio: true}},
+			"Check your microphone", callNoMicText, "",
+		},
+		{
+			"microphone fails", &fakeEngine{
+				devs: nullDevices(), caps: media.Capabilities{Audio: true},
+				micErr: fmt.Errorf("media: mic level: %w: audio: open default input: miniaudio: Failed to open backend device", media.ErrNoAudioDevice),
+			},
+			"Check your microphone", callMicFailText, "Failed to open backend device",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,8 +91,10 @@ func TestCallPrejoinFollowsTheDefault(t *testing.T) {
 	}
 	// the user changes the system's default: the screen follows
 	moved := nullDevices()
-	moved.Mics = []media.Device{{ID: "m1", Name: "Built-in Microphone", Kind: media.DeviceMic},
-		{ID: "m2", Name: "USB Microphone", Kind: media.DeviceMic, Default: true}}
+	moved.Mics = []media.Device{
+		{ID: "m1", Name: "Built-in Microphone", Kind: media.DeviceMic},
+		{ID: "m2", Name: "USB Microphone", Kind: media.DeviceMic, Default: true},
+	}
 	e.updates <- moved
 	h.waitFor("the new default", func() bool { return p.micSel.Selected == "USB Microphone (default)" })
 	if ch := p.choices(); ch.MicID != "" {

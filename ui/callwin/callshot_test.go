@@ -166,8 +166,10 @@ func driveCallShot(cw *callWindow, rep *callShotReport, out string) error {
 			return p.engine != nil && len(p.micSel.Options) > 0 && len(p.devices.Screens) > 0
 		}, func() { cw.pre.joinBtn.OnTapped() }},
 		{"the call", func() bool { return cw.phase == callInCall && cw.conn.State == media.ConnConnected }, nil},
-		{"the agent's screen request, armed", func() bool { return cw.reqBar.Visible() && !cw.allowSession.Disabled() },
-			func() { cw.allowSession.OnTapped() }},
+		{
+			"the agent's screen request, armed", func() bool { return cw.reqBar.Visible() && !cw.allowSession.Disabled() },
+			func() { cw.allowSession.OnTapped() },
+		},
 		{"the screen picker", func() bool { return cw.picker != nil && cw.picker.Visible() }, func() { cw.pickerShare.OnTapped() }},
 		{"the agent seeing the screen", func() bool {
 			return cw.screenOn && strings.Contains(cw.transcriptText(), "I see your screen")

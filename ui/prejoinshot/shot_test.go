@@ -45,8 +45,10 @@ type report struct {
 func agent() app.Agent {
 	card := &a2a.AgentCard{Name: "Reference agent"}
 	card.Capabilities.Extensions = []a2a.AgentExtension{{URI: aim.RealtimeExtension, Params: json.RawMessage(`{"mediaBindings":["livekit-webrtc-v1"]}`)}}
-	return app.Agent{ID: "agent-1", Name: "Reference agent", Card: card, Status: app.AgentReady,
-		Interface: a2a.AgentInterface{ProtocolVersion: a2a.Version10}}
+	return app.Agent{
+		ID: "agent-1", Name: "Reference agent", Card: card, Status: app.AgentReady,
+		Interface: a2a.AgentInterface{ProtocolVersion: a2a.Version10},
+	}
 }
 
 // child opens the pre-join screen, waits for the devices and the meter,

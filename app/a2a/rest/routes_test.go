@@ -46,9 +46,7 @@ func rulePath(r *annotations.HttpRule) (string, string) {
 		verb, path = http.MethodPatch, p.Patch
 	}
 	path = strings.NewReplacer("{id=*}", "T1", "{task_id=*}", "T2", "{tenant}", "ten").Replace(path)
-	if strings.Contains(path, "pushNotificationConfigs/T1") {
-		path = strings.Replace(path, "pushNotificationConfigs/T1", "pushNotificationConfigs/C1", 1)
-	}
+	path = strings.Replace(path, "pushNotificationConfigs/T1", "pushNotificationConfigs/C1", 1)
 	return verb, path
 }
 

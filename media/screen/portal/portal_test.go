@@ -20,8 +20,11 @@ func TestParseStreams(t *testing.T) {
 			"source_type": dbus.MakeVariant(uint32(1)),
 		}}}, []Stream{{NodeID: 36, Width: 1280, Height: 720, Type: SourceMonitor}}},
 		{"no properties", [][]any{{uint32(7), map[string]dbus.Variant{}}}, []Stream{{NodeID: 7}}},
-		{"two", [][]any{{uint32(1), map[string]dbus.Variant{}}, {uint32(2), map[string]dbus.Variant{"source_type": dbus.MakeVariant(uint32(2))}}},
-			[]Stream{{NodeID: 1}, {NodeID: 2, Type: SourceWindow}}},
+		{
+			"two",
+			[][]any{{uint32(1), map[string]dbus.Variant{}}, {uint32(2), map[string]dbus.Variant{"source_type": dbus.MakeVariant(uint32(2))}}},
+			[]Stream{{NodeID: 1}, {NodeID: 2, Type: SourceWindow}},
+		},
 		{"malformed", [][]any{{"x"}, {uint32(3)}}, nil},
 		{"missing", nil, nil},
 	} {
