@@ -261,6 +261,11 @@ func (c *Call) RemoteVideo(ctx context.Context, fn func(RemoteFrame)) error {
 			return nil
 		case <-t.C:
 		}
+		// a slow fn may return after ctx ended with a tick waiting, and
+		// select picks at random: no frame is handed on after the end
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		vs := c.videos()
 		live := map[*remoteVideo]bool{}
 		for _, v := range vs {

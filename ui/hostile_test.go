@@ -45,9 +45,14 @@ func TestAttackEndlessStreamKeepsWindowResponsive(t *testing.T) {
 		return true
 	})
 	t.Logf("%d MiB streamed in %v; slowest UI turn %v", bad.AppendBytes>>20, time.Since(start).Round(time.Millisecond), h.q.slowest)
+	// The figure is the 300 ms bound (measured 180–280 ms alone). Under
+	// the race detector, with `go test ./...` running other packages on
+	// the same cores (ui/a2uicli renders every A2UI example), the same
+	// code measured 1.1–3.4 s: the bound there only catches the window
+	// blocked for minutes, as Fyne's quadratic wrapping did.
 	bound := 300 * time.Millisecond
 	if hostiletest.Race {
-		bound = 3 * time.Second
+		bound = 6 * time.Second
 	}
 	if h.q.slowest > bound {
 		t.Errorf("the window was blocked for %v at once", h.q.slowest)
