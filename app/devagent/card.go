@@ -18,8 +18,8 @@ const (
 	agentDesc    = "The reference agent of aimdesk: try every feature without an account. " +
 		"Type a skill's example (\"long\", \"file\", \"ask\", \"confirm\", \"form\", \"slow\", \"fail\", \"count\", " +
 		"\"bench 10000\") or anything else to get it echoed. It speaks A2A 1.0 (with the AIM requirements " +
-		"extension) and A2A 0.3 over JSON-RPC, and A2A 1.0 over HTTP+JSON and gRPC when its card lists them. Tasks live in memory only. Push notification configs are " +
-		"stored and returned but never delivered."
+		"extension) and A2A 0.3 over JSON-RPC, and A2A 1.0 over HTTP+JSON and gRPC when its card lists them. Tasks live in memory only. It sends no push " +
+		"notifications (the push config methods answer -32003)."
 )
 
 func (h *Handler) baseURL(r *http.Request) string {
