@@ -231,11 +231,24 @@ func (p *pacer) run() {
 	t := time.NewTicker(p.tick)
 	defer t.Stop()
 	for {
-		select {
-		case <-p.done:
-			return
-		case <-p.wake:
-		case <-t.C:
+		p.mu.Lock()
+		idle := len(p.queue) == 0
+		p.mu.Unlock()
+		if idle {
+			// nothing queued: sleep until a packet comes (enqueue wakes us)
+			// rather than waking 200 times a second for nothing
+			select {
+			case <-p.done:
+				return
+			case <-p.wake:
+			}
+		} else {
+			select {
+			case <-p.done:
+				return
+			case <-p.wake:
+			case <-t.C:
+			}
 		}
 		p.send(time.Now())
 	}
