@@ -6,21 +6,14 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	protoLogger "github.com/livekit/protocol/logger"
-	lksdk "github.com/livekit/server-sdk-go/v2"
-
-	"aimdesk/app/a2a"
 	"aimdesk/app/aim"
-	"aimdesk/app/devagent"
 	"aimdesk/app/transcript"
 	"aimdesk/media"
-	"aimdesk/media/lktest"
 )
 
 // merged is the call's transcript as the call window keeps it: AIM
@@ -95,27 +88,7 @@ func (m *merged) segment(final string) []string {
 // agent session: kind AGENT with lk.agent.state) and not as input.text:
 // the agent answers it once.
 func TestLiveKitTranscriptAndChat(t *testing.T) {
-	lk := lktest.Start(t)
-	lksdk.SetLogger(protoLogger.GetDiscardLogger())
-	h := devagent.NewHandler(devagent.HandlerConfig{
-		LiveKit: &devagent.LiveKitConfig{URL: lk.URL, APIKey: lk.APIKey, APISecret: lk.APISecret},
-		Logf:    t.Logf,
-	})
-	srv := httptest.NewServer(h)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	t.Cleanup(func() {
-		cancel()
-		_ = h.Close()
-		srv.Close()
-	})
-	rc := &aim.RealtimeClient{A2A: &a2a.Client{
-		AIM: true, HTTPClient: srv.Client(),
-		Interface: a2a.AgentInterface{URL: srv.URL + devagent.PathV1, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.Version10},
-	}}
-	s, err := rc.Create(ctx, aim.CreateOptions{Interactions: []aim.InteractionKind{aim.InteractionText}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, s, lk := startSession(t)
 	m := &merged{t: transcript.New(0, nil)}
 	go func() {
 		for ev := range s.Events(ctx) {

@@ -362,11 +362,11 @@ func startCall(t *testing.T, m *mic, mode media.HalfDuplexMode) *voiceCall {
 }
 
 // soundDevices are a real sound server's microphone and speaker for
-// startCallWith (PulseAudio backend) instead of the null backend and the
-// simulated microphone.
-type soundDevices struct{ micID, speakerID string }
-
-func startCallWith(t *testing.T, m *mic, mode media.HalfDuplexMode, real *soundDevices) *voiceCall {
+// startSession starts livekit-server on loopback and the reference agent
+// with realtime sessions on it, and asks the agent for a session (text
+// interactions); the context ends 90 s later or with the test. The server
+// is returned for its logs.
+func startSession(t *testing.T) (context.Context, *aim.RealtimeSession, *lktest.Server) {
 	t.Helper()
 	lk := lktest.Start(t)
 	lksdk.SetLogger(protoLogger.GetDiscardLogger())
@@ -389,6 +389,16 @@ func startCallWith(t *testing.T, m *mic, mode media.HalfDuplexMode, real *soundD
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ctx, s, lk
+}
+
+// startCallWith (PulseAudio backend) instead of the null backend and the
+// simulated microphone.
+type soundDevices struct{ micID, speakerID string }
+
+func startCallWith(t *testing.T, m *mic, mode media.HalfDuplexMode, real *soundDevices) *voiceCall {
+	t.Helper()
+	ctx, s, lk := startSession(t)
 	c := &voiceCall{t: t, ctx: ctx, s: s, mic: m, speaker: &speaker{mic: m}}
 	go func() {
 		for ev := range s.Events(ctx) {

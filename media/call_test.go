@@ -39,6 +39,15 @@ func joinTestCallOn(t testing.TB, srv *lktest.Server, room string, p JoinParams)
 	if !eng.Capabilities().Audio {
 		t.Fatalf("null backend did not initialise: %+v", eng.Capabilities())
 	}
+	call, log := joinWith(t, eng, srv, room, p)
+	return eng, call, log
+}
+
+// joinWith joins room on srv with eng (a 440 Hz tone as the microphone
+// unless p says otherwise), follows the call's events and leaves when the
+// test ends.
+func joinWith(t testing.TB, eng *Engine, srv *lktest.Server, room string, p JoinParams) (*Call, *eventLog) {
+	t.Helper()
 	tok, err := srv.NewToken(room, "engine", lktestUserToken())
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +56,7 @@ func joinTestCallOn(t testing.TB, srv *lktest.Server, room string, p JoinParams)
 	if p.Mic.Tone == 0 && !p.Mic.Disabled {
 		p.Mic.Tone, p.Mic.ToneLevel = 440, toneLevel
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	call, err := eng.Join(ctx, p)
 	if err != nil {
@@ -62,7 +71,7 @@ func joinTestCallOn(t testing.TB, srv *lktest.Server, room string, p JoinParams)
 			t.Errorf("leave: %v", err)
 		}
 	})
-	return eng, call, log
+	return call, log
 }
 
 // window waits d and returns the interval it waited.

@@ -36,28 +36,8 @@ func waylandEngine(t *testing.T, w, h int) (*waylandtest.Stack, *Engine, string)
 // joinEngine joins room with eng, without a microphone.
 func joinEngine(t *testing.T, eng *Engine, room string, p JoinParams) (*Call, *eventLog) {
 	t.Helper()
-	tok, err := testServer.NewToken(room, "engine", lktestUserToken())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.URL, p.Token = testServer.URL, tok
 	p.Mic.Disabled = true
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	call, err := eng.Join(ctx, p)
-	if err != nil {
-		t.Fatalf("join: %v\n%s", err, testServer.Logs())
-	}
-	log := &eventLog{}
-	go log.follow(call.Events())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := call.Leave(ctx); err != nil {
-			t.Errorf("leave: %v", err)
-		}
-	})
-	return call, log
+	return joinWith(t, eng, testServer, room, p)
 }
 
 // paintLoop repaints the output every period until ctx ends, cycling colours.

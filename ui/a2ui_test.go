@@ -212,7 +212,7 @@ func TestA2UIFailingCheckDisablesButton(t *testing.T) {
 	}
 	sent := countUserMessages(h)
 	test.Tap(btn)
-	h.q.drain()
+	h.q.Drain()
 	if countUserMessages(h) != sent {
 		t.Fatal("a disabled button sent an action")
 	}

@@ -93,7 +93,7 @@ func newApprovalHarness(t *testing.T, cfg approvalHarnessConfig) *approvalHarnes
 	h.win = a.NewWindow("aimdesk")
 	h.win.Resize(fyne.NewSize(1000, 780))
 	h.win.Show()
-	h.env = &uiEnv{ctx: ctx, app: a, win: h.win, core: core, do: h.q.post}
+	h.env = &uiEnv{ctx: ctx, app: a, win: h.win, core: core, do: h.q.Post}
 	h.env.showError = func(err error) { h.errs = append(h.errs, err) }
 	var n *notifier
 	if cfg.notifier {
@@ -103,7 +103,7 @@ func newApprovalHarness(t *testing.T, cfg approvalHarnessConfig) *approvalHarnes
 	events, stop := core.Subscribe()
 	go func() {
 		for ev := range events {
-			h.q.post(func() { h.ui.OnEvent(ev) })
+			h.q.Post(func() { h.ui.OnEvent(ev) })
 		}
 	}()
 	t.Cleanup(func() {
@@ -112,7 +112,7 @@ func newApprovalHarness(t *testing.T, cfg approvalHarnessConfig) *approvalHarnes
 		core.Close()
 		closeAgent()
 		_ = st.Close()
-		h.q.drain()
+		h.q.Drain()
 	})
 	ag, err := core.AddAgent(ctx, h.url, false)
 	if err != nil {
@@ -125,11 +125,11 @@ func newApprovalHarness(t *testing.T, cfg approvalHarnessConfig) *approvalHarnes
 // waitFor runs queued UI work until cond holds, or fails the test.
 func (h *approvalHarness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	h.q.waitFor(h.t, 20*time.Second, what, cond)
+	h.q.WaitFor(h.t, 20*time.Second, what, cond)
 }
 
 // pause lets time pass while running queued UI work (the countdowns).
-func (h *approvalHarness) pause(d time.Duration) { h.q.runFor(d) }
+func (h *approvalHarness) pause(d time.Duration) { h.q.RunFor(d) }
 
 // send sends text in a new conversation and returns the conversation.
 func (h *approvalHarness) send(text string) string {
@@ -474,7 +474,7 @@ func TestApprovalDialogExpiry(t *testing.T) {
 	test.Tap(d.approveBtn)
 	d.approveTapped()
 	h.waitFor("the core to expire it", func() bool { return h.state(d.id) == app.ApprovalExpired })
-	h.q.drain()
+	h.q.Drain()
 	if !d.stateLine.Visible() || !strings.Contains(d.stateLine.Text, "Expired") || !d.rejectBtn.Disabled() {
 		t.Fatalf("state line %q (visible %v), reject disabled %v", d.stateLine.Text, d.stateLine.Visible(), d.rejectBtn.Disabled())
 	}
@@ -733,7 +733,7 @@ func injectingAgent(t *testing.T, in agentInjection) func(http.Handler) http.Han
 func TestAgentContentCannotRaiseOrImitateApprovals(t *testing.T) {
 	in := newAgentInjection(t)
 	h := newApprovalHarness(t, approvalHarnessConfig{wrap: injectingAgent(t, in)})
-	w := newWindow(h.ctx, h.app, h.core, Config{}, h.q.post)
+	w := newWindow(h.ctx, h.app, h.core, Config{}, h.q.Post)
 	w.start()
 	t.Cleanup(func() { w.Close() })
 	w.Resize(fyne.NewSize(1200, 780))
@@ -1023,7 +1023,7 @@ func TestAuditShortDigest(t *testing.T) {
 func TestWindowWiresApprovals(t *testing.T) {
 	h := newApprovalHarness(t, approvalHarnessConfig{hooks: devagent.Hooks{Requirement: mediumRisk}})
 	h.ui.autoOpen = false // the window's own controller is under test
-	w := newWindow(h.ctx, h.app, h.core, Config{}, h.q.post)
+	w := newWindow(h.ctx, h.app, h.core, Config{}, h.q.Post)
 	w.start()
 	t.Cleanup(func() { w.Close() })
 	w.Resize(fyne.NewSize(1200, 780))

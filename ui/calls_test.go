@@ -49,7 +49,7 @@ func TestWindowStartCall(t *testing.T) {
 	}
 	h.waitFor("the second agent", func() bool { _, ok := h.w.agent(rt.ID); return ok })
 	h.w.selectAgent(rt.ID)
-	h.q.drain()
+	h.q.Drain()
 	btn = buttonUnder(h.w.details.Object(), "Start call…")
 	if btn == nil || btn.Disabled() {
 		t.Fatalf("the realtime agent's button: %v", btn)

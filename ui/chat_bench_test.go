@@ -26,9 +26,9 @@ func benchText(i int) string {
 func (h *chatHarness) drainUntil(b *testing.B, cond func() bool) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		h.q.drain()
+		h.q.Drain()
 		if cond() {
-			h.q.drain()
+			h.q.Drain()
 			return
 		}
 		if time.Now().After(deadline) {
@@ -115,18 +115,18 @@ func BenchmarkOpenConversation10k(b *testing.B) {
 	h := newChatHarness(b, chatHarnessConfig{noAgent: true, storeAt: dst})
 	h.waitFor("the agent", func() bool { return h.w.agentID == benchAgentID })
 	a, conv := app.Agent{ID: benchAgentID}, app.Conversation{ID: benchConvID}
-	h.q.drain()
+	h.q.Drain()
 	c := h.w.Canvas()
 	var load, build, paint time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		h.w.chat.showAgent(a.ID)
-		h.q.drain()
+		h.q.Drain()
 		b.StartTimer()
 		t0 := time.Now()
 		h.w.openConversation(a.ID, conv.ID)
-		for h.q.len() == 0 { // Core.Messages runs in the background
+		for h.q.Len() == 0 { // Core.Messages runs in the background
 			time.Sleep(20 * time.Microsecond)
 		}
 		t1 := time.Now()
@@ -184,10 +184,10 @@ func benchAppendChunk(b *testing.B, n int) {
 	cv := h.w.chat
 	cv.reset(agentID, convID)
 	cv.loaded(convID, msgs, nil)
-	h.q.drain()
+	h.q.Drain()
 	c := h.w.Canvas()
 	_ = c.Capture()
-	h.q.drain()
+	h.q.Drain()
 	if cv.bound[streaming.ID] == nil {
 		b.Fatal("the streaming message is not on screen")
 	}
@@ -210,7 +210,7 @@ func benchAppendChunk(b *testing.B, n int) {
 		m.Parts = []a2a.Part{a2a.TextPart(text)}
 		before := cv.heights[n-1]
 		h.w.apply(app.Event{Message: &app.MessageChange{ConversationID: convID, Message: m}})
-		h.q.drain()
+		h.q.Drain()
 		if cv.heights[n-1] != before {
 			heightChanges++
 		}

@@ -32,11 +32,11 @@ func TestAttackEndlessStreamKeepsWindowResponsive(t *testing.T) {
 	h.waitFor("the agent to be listed", func() bool { _, ok := h.w.agent(a.ID); return ok })
 	h.w.selectAgent(a.ID)
 	h.waitFor("the agent to be selected", func() bool { return h.w.agentID == a.ID })
-	h.q.slowest = 0
+	h.q.Slowest = 0
 	start := time.Now()
 	h.send("go")
 	var last app.Message
-	h.q.waitFor(t, 5*time.Minute, "the endless answer to end", func() bool {
+	h.q.WaitFor(t, 5*time.Minute, "the endless answer to end", func() bool {
 		i := h.findMessage(func(m app.Message) bool { return m.Role == a2a.RoleAgent && m.State == app.MessageDone })
 		if i < 0 {
 			return false
@@ -44,7 +44,7 @@ func TestAttackEndlessStreamKeepsWindowResponsive(t *testing.T) {
 		last = h.w.chat.msgs[i]
 		return true
 	})
-	t.Logf("%d MiB streamed in %v; slowest UI turn %v", bad.AppendBytes>>20, time.Since(start).Round(time.Millisecond), h.q.slowest)
+	t.Logf("%d MiB streamed in %v; slowest UI turn %v", bad.AppendBytes>>20, time.Since(start).Round(time.Millisecond), h.q.Slowest)
 	// The figure is the 300 ms bound (measured 180–280 ms alone). Under
 	// the race detector, with `go test ./...` running other packages on
 	// the same cores (ui/a2uicli renders every A2UI example), the same
@@ -54,8 +54,8 @@ func TestAttackEndlessStreamKeepsWindowResponsive(t *testing.T) {
 	if hostiletest.Race {
 		bound = 6 * time.Second
 	}
-	if h.q.slowest > bound {
-		t.Errorf("the window was blocked for %v at once", h.q.slowest)
+	if h.q.Slowest > bound {
+		t.Errorf("the window was blocked for %v at once", h.q.Slowest)
 	}
 	if len(last.Text()) > app.MaxReplyText+1024 || last.FullTextPath == "" {
 		t.Errorf("the chat holds %d bytes, file %q", len(last.Text()), last.FullTextPath)

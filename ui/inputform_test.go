@@ -247,7 +247,7 @@ func TestInputRequiredFormThroughBanner(t *testing.T) {
 	// Empty: the message under the form, nothing sent.
 	before := len(h.w.chat.msgs)
 	test.Tap(f.send)
-	h.q.drain()
+	h.q.Drain()
 	if !f.errText.Visible() || !strings.Contains(strings.ToLower(f.errText.Text), "required") {
 		t.Fatalf("message %q (shown %v)", f.errText.Text, f.errText.Visible())
 	}

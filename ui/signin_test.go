@@ -69,7 +69,7 @@ func newSigninHarness(t *testing.T) *signinHarness {
 		t.Fatalf("core: %v", err)
 	}
 	h := &signinHarness{t: t, ctx: ctx, app: a, core: core, q: &postQueue{}, secrets: sec}
-	h.w = newWindow(ctx, a, core, Config{}, h.q.post)
+	h.w = newWindow(ctx, a, core, Config{}, h.q.Post)
 	h.w.start()
 	h.w.Resize(fyne.NewSize(1200, 780))
 	h.w.Show()
@@ -78,7 +78,7 @@ func newSigninHarness(t *testing.T) *signinHarness {
 		cancel()
 		core.Close()
 		_ = st.Close()
-		h.q.drain()
+		h.q.Drain()
 	})
 	// The first event (the empty agent list) is applied before a test
 	// sets a state of its own.
@@ -88,7 +88,7 @@ func newSigninHarness(t *testing.T) *signinHarness {
 
 func (h *signinHarness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	h.q.waitFor(h.t, 20*time.Second, what, cond)
+	h.q.WaitFor(h.t, 20*time.Second, what, cond)
 }
 
 // addAgent adds the agent at u and waits until the view shows it with
@@ -388,7 +388,7 @@ func TestSignInWrongKeyShowsReadableError(t *testing.T) {
 		t.Errorf("the view does not say 401:\n%s", h.sectionText())
 	}
 	d.dlg.Hide()
-	h.q.drain()
+	h.q.Drain()
 	if s.dlg != nil || d.secret.Text != "" {
 		t.Error("closing the dialog kept it or the typed key")
 	}
@@ -753,7 +753,7 @@ func TestSignInEndpointChangeDefaultsToKeep(t *testing.T) {
 	}
 	test.Tap(buttonUnder(s.Object(), "Review the change…"))
 	test.Tap(overlayButton(h.w, "Keep the old ones"))
-	h.q.drain()
+	h.q.Drain()
 	if confirmed.Load() != 0 {
 		t.Fatal("re-pinned without the user's agreement")
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,83 +14,11 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/devagent"
 	"aimdesk/app/store"
+	"aimdesk/ui/uitest"
 )
 
-// postQueue stands in for fyne.Do in tests: the window's event loop and
-// background work queue functions, and the test runs them on its own
-// goroutine (the Fyne test driver would run them at once on whatever
-// goroutine called fyne.Do).
-type postQueue struct {
-	mu  sync.Mutex
-	fns []func()
-	// slowest is the longest a single queued function took (how long the
-	// window's event loop was blocked at once).
-	slowest time.Duration
-}
-
-func (q *postQueue) post(fn func()) {
-	q.mu.Lock()
-	q.fns = append(q.fns, fn)
-	q.mu.Unlock()
-}
-
-// waitFor runs queued UI work until cond holds, or fails the test after
-// timeout naming what it waited for (and, when given, more detail).
-func (q *postQueue) waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool, detail ...func() string) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		q.drain()
-		if cond() {
-			return
-		}
-		if time.Now().After(deadline) {
-			msg := "timed out waiting for " + what
-			for _, d := range detail {
-				msg += " (" + d() + ")"
-			}
-			t.Fatal(msg)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// runFor lets d pass while running queued UI work (countdowns, meters).
-func (q *postQueue) runFor(d time.Duration) {
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
-		q.drain()
-		time.Sleep(10 * time.Millisecond)
-	}
-	q.drain()
-}
-
-func (q *postQueue) len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.fns)
-}
-
-// drain runs everything queued, including what the functions queue, and
-// reports how many ran.
-func (q *postQueue) drain() int {
-	n := 0
-	for {
-		q.mu.Lock()
-		fns := q.fns
-		q.fns = nil
-		q.mu.Unlock()
-		if len(fns) == 0 {
-			return n
-		}
-		for _, f := range fns {
-			start := time.Now()
-			f()
-			q.slowest = max(q.slowest, time.Since(start))
-			n++
-		}
-	}
-}
+// postQueue stands in for fyne.Do in tests (uitest.Queue).
+type postQueue = uitest.Queue
 
 // chatHarness is the main window over a real core and store, with the
 // reference agent on loopback.
@@ -134,7 +61,7 @@ func newChatHarness(t testing.TB, cfg chatHarnessConfig) *chatHarness {
 		t.Fatalf("core: %v", err)
 	}
 	h.core = core
-	h.w = newWindow(ctx, a, core, cfg.window, h.q.post)
+	h.w = newWindow(ctx, a, core, cfg.window, h.q.Post)
 	h.w.start()
 	h.w.Resize(fyne.NewSize(1200, 780))
 	h.w.Show()
@@ -146,7 +73,7 @@ func newChatHarness(t testing.TB, cfg chatHarnessConfig) *chatHarness {
 			_ = h.agent.Close()
 		}
 		_ = st.Close()
-		h.q.drain()
+		h.q.Drain()
 	})
 	h.waitFor("the first event", func() bool { return h.w.sentOnStart || h.w.agents != nil })
 	return h
@@ -164,7 +91,7 @@ func startDevAgent(t testing.TB, addr string) *devagent.Server {
 // waitFor runs queued UI work until cond holds, or fails the test.
 func (h *chatHarness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	h.q.waitFor(h.t, 20*time.Second, what, cond)
+	h.q.WaitFor(h.t, 20*time.Second, what, cond)
 }
 
 // addAgent adds the reference agent through the core and waits until the

@@ -119,7 +119,7 @@ func TestCallKeepsFinalTranscript(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	var got []string
 	for {
-		h.q.drain()
+		h.q.Drain()
 		got = keptLines(t, core, conv.ID)
 		if len(got) >= len(want) && strings.Contains(cw.transcriptText(), "and then") || time.Now().After(deadline) {
 			break
@@ -127,7 +127,7 @@ func TestCallKeepsFinalTranscript(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	time.Sleep(100 * time.Millisecond) // nothing more arrives
-	h.q.drain()
+	h.q.Drain()
 	if got = keptLines(t, core, conv.ID); !slices.Equal(got, want) {
 		t.Fatalf("stored lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -149,7 +149,7 @@ func TestCallKeepsNoTranscriptWhenOff(t *testing.T) {
 	s.events <- aim.Event{Name: aim.EventTranscript, Transcript: &aim.Transcript{Role: aim.RoleAgent, Text: "Hello!", Final: true}}
 	h.waitFor("the line", func() bool { return len(h.cw.lines) == 1 })
 	time.Sleep(100 * time.Millisecond)
-	h.q.drain()
+	h.q.Drain()
 	after, err := core.Conversations(context.Background(), agent.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +264,7 @@ func TestCallKeepsTranscriptInItsConversation(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("stored lines %q, want %q", keptLines(t, core, conv.ID), want)
 		}
-		h.q.drain()
+		h.q.Drain()
 		time.Sleep(10 * time.Millisecond)
 	}
 	after, _ := core.Conversations(ctx, agent.ID)

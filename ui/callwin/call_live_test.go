@@ -113,7 +113,7 @@ func newLiveCallHarness(t testing.TB) *liveCallHarness {
 	h.agent = ag
 	win := a.NewWindow("aimdesk")
 	win.Resize(fyne.NewSize(1000, 700))
-	h.env = &Env{Ctx: ctx, App: a, Core: core, Do: h.q.post}
+	h.env = &Env{Ctx: ctx, App: a, Core: core, Do: h.q.Post}
 	h.env.ShowError = func(err error) { h.errs = append(h.errs, err) }
 	h.approvals = &liveApprovals{}
 	h.m = NewManager(h.env, h.approvals)
@@ -136,7 +136,7 @@ func newLiveCallHarness(t testing.TB) *liveCallHarness {
 		core.Close()
 		_ = srv.Close()
 		_ = st.Close()
-		h.q.drain()
+		h.q.Drain()
 	})
 	return h
 }
@@ -191,11 +191,11 @@ func (h *liveCallHarness) sentOf(typ aim.InteractionType, method string) []sentC
 
 func (h *liveCallHarness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	h.q.waitFor(h.t, 30*time.Second, what, cond, func() string { return fmt.Sprintf("errors shown: %v", h.errs) })
+	h.q.WaitFor(h.t, 30*time.Second, what, cond, func() string { return fmt.Sprintf("errors shown: %v", h.errs) })
 }
 
 // pause runs the UI queue for d.
-func (h *liveCallHarness) pause(d time.Duration) { h.q.runFor(d) }
+func (h *liveCallHarness) pause(d time.Duration) { h.q.RunFor(d) }
 
 // open opens the call window and waits for the pre-join screen's devices.
 func (h *liveCallHarness) open() *callWindow {

@@ -426,7 +426,7 @@ func newFakeCallHarnessWith(t *testing.T, e *fakeEngine, core *app.Core, agent a
 	a := test.NewTempApp(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &fakeCallHarness{t: t, q: &postQueue{}, engine: e, ctl: &fakeControl{}}
-	h.env = &Env{Ctx: ctx, App: a, Core: core, Do: h.q.post}
+	h.env = &Env{Ctx: ctx, App: a, Core: core, Do: h.q.Post}
 	h.m = NewManager(h.env, nil)
 	h.m.control = h.ctl
 	h.m.newEngine = func() (callEngine, error) {
@@ -440,7 +440,7 @@ func newFakeCallHarnessWith(t *testing.T, e *fakeEngine, core *app.Core, agent a
 			h.cw.win.Close()
 		}
 		cancel()
-		h.q.drain()
+		h.q.Drain()
 	})
 	h.cw = h.m.start(agent)
 	if h.cw == nil {
@@ -456,7 +456,7 @@ func newFakeCallHarnessWith(t *testing.T, e *fakeEngine, core *app.Core, agent a
 
 func (h *fakeCallHarness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	h.q.waitFor(h.t, 10*time.Second, what, cond)
+	h.q.WaitFor(h.t, 10*time.Second, what, cond)
 }
 
 func TestSelectionToFrame(t *testing.T) {
@@ -492,29 +492,29 @@ func TestSelectionToFrame(t *testing.T) {
 func TestCoalescerMergesAndBoundsRate(t *testing.T) {
 	q := &postQueue{}
 	var got []int
-	c := newCoalescer(300*time.Millisecond, q.post, func(a, b int) int { return a + b }, func(v int) { got = append(got, v) })
+	c := newCoalescer(300*time.Millisecond, q.Post, func(a, b int) int { return a + b }, func(v int) { got = append(got, v) })
 	for i := 1; i <= 10; i++ {
 		c.push(i)
 	}
-	q.drain()
+	q.Drain()
 	if len(got) != 1 || got[0] != 55 {
 		t.Fatalf("first flush = %v, want [55]", got)
 	}
 	c.push(1)
 	c.push(2)
-	q.drain()
+	q.Drain()
 	if len(got) != 1 {
 		t.Fatalf("flushed again within the interval: %v", got)
 	}
 	time.Sleep(450 * time.Millisecond)
-	q.drain()
+	q.Drain()
 	if len(got) != 2 || got[1] != 3 {
 		t.Fatalf("second flush = %v, want [55 3]", got)
 	}
 	c.stop()
 	c.push(9)
 	time.Sleep(450 * time.Millisecond)
-	q.drain()
+	q.Drain()
 	if len(got) != 2 {
 		t.Fatalf("a stopped coalescer applied %v", got)
 	}

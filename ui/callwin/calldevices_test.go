@@ -214,7 +214,7 @@ func TestCallPrejoinRealSoundServer(t *testing.T) {
 		a := test.NewTempApp(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		q := &postQueue{}
-		env := &Env{Ctx: ctx, App: a, Do: q.post}
+		env := &Env{Ctx: ctx, App: a, Do: q.Post}
 		m := NewManager(env, nil)
 		m.control = &fakeControl{}
 		m.newEngine = func() (callEngine, error) { return mediaEngine{e}, nil }
@@ -222,9 +222,9 @@ func TestCallPrejoinRealSoundServer(t *testing.T) {
 		t.Cleanup(func() {
 			cw.win.Close()
 			cancel()
-			q.drain()
+			q.Drain()
 		})
-		q.waitFor(t, 15*time.Second, "the speaker", func() bool { return len(cw.pre.spkSel.Options) > 0 })
+		q.WaitFor(t, 15*time.Second, "the speaker", func() bool { return len(cw.pre.spkSel.Options) > 0 })
 		return cw.pre
 	}
 

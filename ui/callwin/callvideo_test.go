@@ -40,7 +40,7 @@ func TestAgentVideoNewestFrameWins(t *testing.T) {
 	maxQueued := 0
 	for n := uint64(1); n <= burst; n++ {
 		fm.vframes <- frame(n) // RemoteVideo hands each on at once
-		maxQueued = max(maxQueued, h.q.len())
+		maxQueued = max(maxQueued, h.q.Len())
 	}
 	h.waitFor("the newest frame", func() bool {
 		img, ok := cw.video.img.Image.(*image.YCbCr)
@@ -55,7 +55,7 @@ func TestAgentVideoNewestFrameWins(t *testing.T) {
 	h.waitFor("the track disabled", func() bool { return fm.lastView() == "TR_v 0x0" })
 	shown := cw.video.frames
 	fm.vframes <- frame(burst + 1)
-	h.q.runFor(3 * callPreviewInterval)
+	h.q.RunFor(3 * callPreviewInterval)
 	if cw.video.frames != shown || cw.video.area.Visible() || cw.video.hideBtn.Text != "Show video" {
 		t.Fatalf("hidden: %d frames shown (was %d), area visible %v", cw.video.frames, shown, cw.video.area.Visible())
 	}
