@@ -57,30 +57,36 @@ func readCall(r *http.Request) (*call, *a2a.RPCError) {
 	default:
 		return c, rpcErrorf(a2a.CodeInvalidRequest, "a JSON-RPC request must be a JSON object")
 	}
-	var env struct {
-		JSONRPC json.RawMessage `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  json.RawMessage `json:"method"`
-		Params  json.RawMessage `json:"params"`
-	}
-	if err := json.Unmarshal(trimmed, &env); err != nil {
+	// One decode of the envelope (params can be megabytes): its members by
+	// name, matched without regard to case as encoding/json matches struct
+	// fields.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &members); err != nil {
 		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request envelope does not decode: %v", err)
+	}
+	var env struct{ JSONRPC, ID, Method, Params json.RawMessage }
+	unknown := ""
+	for k, v := range members {
+		switch {
+		case strings.EqualFold(k, "jsonrpc"):
+			env.JSONRPC = v
+		case strings.EqualFold(k, "id"):
+			env.ID = v
+		case strings.EqualFold(k, "method"):
+			env.Method = v
+		case strings.EqualFold(k, "params"):
+			env.Params = v
+		default:
+			unknown = k
+		}
 	}
 	if len(env.ID) > 0 && validID(env.ID) {
 		c.id = env.ID // known from here on, so the errors below carry it
 	}
 	// JSON-RPC 2.0 §4: a request holds jsonrpc, method, params and id,
 	// nothing else.
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
-	var strict struct {
-		JSONRPC json.RawMessage `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  json.RawMessage `json:"method"`
-		Params  json.RawMessage `json:"params"`
-	}
-	if err := dec.Decode(&strict); err != nil {
-		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request envelope has a member JSON-RPC 2.0 does not define: %v", err)
+	if unknown != "" {
+		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request envelope has a member JSON-RPC 2.0 does not define: %q", unknown)
 	}
 	switch {
 	case len(env.ID) == 0:
