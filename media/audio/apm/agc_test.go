@@ -28,6 +28,7 @@ func TestAutoGainRaisesQuietTalkerNotEcho(t *testing.T) {
 	mic := toPCM(add(near, echo, noise(n, -70, 3)))
 
 	on := CallConfig()
+	on.AutoGain = true
 	off := on
 	off.AutoGain = false
 	outOn, pOn := run(t, on, toPCM(far), mic, 80*time.Millisecond)

@@ -48,7 +48,7 @@ type Config struct {
 // mono, echo cancellation, noise suppression, high-pass filter, voice
 // detection and automatic gain.
 func DefaultConfig() Config {
-	return Config{SampleRate: 48000, Channels: 1, EchoCancel: true, NoiseSuppress: true, HighPass: true, VoiceDetect: true, AutoGain: true}
+	return Config{SampleRate: 48000, Channels: 1, EchoCancel: true, NoiseSuppress: true, HighPass: true, VoiceDetect: true, AutoGain: false}
 }
 
 // CallConfig is what calls use: DefaultConfig with the extended filter, so
