@@ -29,10 +29,13 @@ import (
 // pacer (by pion's twcc.HeaderExtensionInterceptor, bound per stream
 // behind the pacer), not when it is written: numbered before the queue,
 // audio would leave with numbers ahead of queued video, and the delay
-// estimate compares packets in the order of their numbers.
+// estimate compares packets in the order of their numbers. Audio (the
+// writer's goroutine) and video (the pacer's) reach the stamping writers
+// one at a time (wmu), so the numbers follow the order of departure.
 type pacer struct {
 	hx   *twcc.HeaderExtensionInterceptor
 	tick time.Duration
+	wmu  sync.Mutex // held while a packet goes through a stamping writer
 
 	mu       sync.Mutex
 	infos    map[uint32]*interceptor.StreamInfo // registered by the estimator before AddStream
@@ -134,6 +137,8 @@ func (p *pacer) Write(h *rtp.Header, payload []byte, attrs interceptor.Attribute
 		if w == nil {
 			return 0, errUnknownStream
 		}
+		p.wmu.Lock()
+		defer p.wmu.Unlock()
 		return w.Write(h, payload, attrs)
 	}
 	q := queued{h: h.Clone(), p: append([]byte(nil), payload...), attrs: attrs, at: now}
@@ -288,7 +293,9 @@ func (p *pacer) send(now time.Time) {
 		w := p.writers[q.h.SSRC]
 		p.mu.Unlock()
 		if w != nil {
+			p.wmu.Lock()
 			_, _ = w.Write(&q.h, q.p, q.attrs)
+			p.wmu.Unlock()
 		}
 	}
 }
