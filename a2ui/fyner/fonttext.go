@@ -1,0 +1,204 @@
+package fyner
+
+import (
+	"image/color"
+	"math"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// A Text component of a surface with its own font (font.go) is a
+// RichText whose text segments are replaced by lines of fontRuns, broken
+// here with measurements in that font: RichText itself breaks lines
+// measuring in the app's font. Segments other than text (lists, code
+// blocks, separators) are kept as they are, in the app's font.
+
+// fontRun is a piece of one line in one style, drawn by a canvas.Text
+// whose FontSource Fyne both measures and draws with.
+type fontRun struct {
+	tv     *textView
+	text   string
+	style  widget.RichTextStyle
+	src    fyne.Resource // nil: the app's font
+	inline bool          // false for the last run of a line
+}
+
+func (r *fontRun) Inline() bool    { return r.inline }
+func (r *fontRun) Textual() string { return r.text }
+
+func (r *fontRun) Visual() fyne.CanvasObject {
+	t := canvas.NewText("", nil)
+	r.Update(t)
+	return t
+}
+
+func (r *fontRun) Update(o fyne.CanvasObject) {
+	t := o.(*canvas.Text)
+	t.Text, t.FontSource, t.TextStyle = r.text, r.src, r.style.TextStyle
+	t.TextSize, t.Color, t.Alignment = r.tv.textSize(r.style), r.tv.textColor(r.style), r.style.Alignment
+	t.Refresh()
+}
+
+func (r *fontRun) Select(_, _ fyne.Position) {}
+func (r *fontRun) SelectedText() string      { return "" }
+func (r *fontRun) Unselect()                 {}
+
+func (t *textView) textSize(st widget.RichTextStyle) float32 {
+	n := st.SizeName
+	if n == "" {
+		n = theme.SizeNameText
+	}
+	return theme.SizeForWidget(n, t)
+}
+
+func (t *textView) textColor(st widget.RichTextStyle) color.Color {
+	n := st.ColorName
+	if n == "" {
+		n = theme.ColorNameForeground
+	}
+	return theme.ColorForWidget(n, t)
+}
+
+// MinSize is, in the surface's font, as narrow as the widest word (the
+// text wraps) and as tall as the lines at the current width.
+func (t *textView) MinSize() fyne.Size {
+	s := t.RichText.MinSize()
+	if t.font != nil {
+		s.Width = t.fontMinW + 2*theme.SizeForWidget(theme.SizeNameInnerPadding, t)
+	}
+	return s
+}
+
+// Resize breaks the lines again, in the surface's font, for a new width.
+func (t *textView) Resize(size fyne.Size) {
+	if t.font == nil {
+		t.RichText.Resize(size)
+		return
+	}
+	w := size.Width - 2*theme.SizeForWidget(theme.SizeNameInnerPadding, t)
+	if w == t.wrapW {
+		t.RichText.Resize(size)
+		return
+	}
+	t.wrapW = w
+	t.Segments, _, t.fontMinW = t.fontLines(w)
+	t.RichText.Resize(size)
+	t.Refresh()
+}
+
+// fontLines lays the source segments out in lines no wider than width
+// (no limit when width is not positive); it also returns the widest line
+// and the widest word, measured in the surface's font.
+func (t *textView) fontLines(width float32) (segs []widget.RichTextSegment, widest, widestWord float32) {
+	if width <= 0 {
+		width = float32(math.Inf(1))
+	}
+	var block []*widget.TextSegment
+	flush := func() {
+		if len(block) > 0 {
+			s, w, ww := t.wrapRuns(block, width)
+			segs = append(segs, s...)
+			widest, widestWord = fmax(widest, w), fmax(widestWord, ww)
+			block = nil
+		}
+	}
+	for _, s := range t.source {
+		switch x := s.(type) {
+		case *widget.TextSegment:
+			block = append(block, x)
+			if !x.Inline() {
+				flush()
+			}
+		case *widget.ParagraphSegment:
+			flush()
+			if texts, ok := onlyText(x.Texts); ok {
+				s, w, ww := t.wrapRuns(texts, width)
+				segs = append(segs, s...)
+				widest, widestWord = fmax(widest, w), fmax(widestWord, ww)
+			} else {
+				segs = append(segs, x)
+			}
+		default:
+			flush()
+			segs = append(segs, s)
+		}
+	}
+	flush()
+	return segs, widest, widestWord
+}
+
+func onlyText(segs []widget.RichTextSegment) ([]*widget.TextSegment, bool) {
+	out := make([]*widget.TextSegment, 0, len(segs))
+	for _, s := range segs {
+		x, ok := s.(*widget.TextSegment)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, x)
+	}
+	return out, true
+}
+
+// wrapRuns breaks a paragraph of styled runs into lines of fontRuns, a
+// word at a time (a word wider than the line gets a line of its own).
+func (t *textView) wrapRuns(runs []*widget.TextSegment, width float32) (out []widget.RichTextSegment, widest, widestWord float32) {
+	drv := fyne.CurrentApp().Driver()
+	var line []*fontRun
+	var lineW float32
+	endLine := func() {
+		if len(line) == 0 {
+			line = append(line, &fontRun{tv: t, style: runStyle(runs, 0)})
+		}
+		line[len(line)-1].inline = false
+		for _, r := range line {
+			out = append(out, r)
+		}
+		widest = fmax(widest, lineW)
+		line, lineW = nil, 0
+	}
+	for i, run := range runs {
+		size := t.textSize(run.Style)
+		for j, part := range strings.Split(run.Text, "\n") {
+			if j > 0 {
+				endLine()
+			}
+			for _, word := range strings.SplitAfter(part, " ") {
+				if word == "" {
+					continue
+				}
+				src := t.font.source(run.Style.TextStyle, word)
+				w, _ := drv.RenderedTextSize(word, size, run.Style.TextStyle, src)
+				widestWord = fmax(widestWord, w.Width)
+				trimmed := w.Width
+				if strings.HasSuffix(word, " ") {
+					tw, _ := drv.RenderedTextSize(strings.TrimRight(word, " "), size, run.Style.TextStyle, src)
+					trimmed = tw.Width
+				}
+				if len(line) > 0 && lineW+trimmed > width {
+					endLine()
+				}
+				if n := len(line); n > 0 && line[n-1].src == src && line[n-1].style == run.Style {
+					line[n-1].text += word
+				} else {
+					line = append(line, &fontRun{tv: t, text: word, style: run.Style, src: src, inline: true})
+				}
+				lineW += w.Width
+			}
+		}
+		if !run.Inline() || i == len(runs)-1 {
+			endLine()
+		}
+	}
+	return out, widest, widestWord
+}
+
+func runStyle(runs []*widget.TextSegment, i int) widget.RichTextStyle {
+	if i < len(runs) {
+		return runs[i].Style
+	}
+	return widget.RichTextStyleParagraph
+}
