@@ -44,13 +44,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// surface is a v0.8 surface with a heading, a text field and a primary
+// surface is a v0.8 surface with a heading, a paragraph, a text field and a primary
 // button; styles is put into beginRendering when not empty.
 func surface(id, styles string) []string {
 	begin := fmt.Sprintf(`{"beginRendering":{"surfaceId":%q,"root":"root"%s}}`, id, styles)
 	comps := fmt.Sprintf(`{"surfaceUpdate":{"surfaceId":%q,"components":[
-{"id":"root","component":{"Column":{"children":{"explicitList":["title","name","go"]}}}},
+{"id":"root","component":{"Column":{"children":{"explicitList":["title","body","name","go"]}}}},
 {"id":"title","component":{"Text":{"text":{"literalString":"Book a table"},"usageHint":"h2"}}},
+{"id":"body","component":{"Text":{"text":{"literalString":"We keep your table until *eight o'clock*; after that it goes to the next guest on the list."}}}},
 {"id":"name","component":{"TextField":{"label":{"literalString":"Name"},"text":{"path":"/name"}}}},
 {"id":"golabel","component":{"Text":{"text":{"literalString":"Book it"}}}},
 {"id":"go","component":{"Button":{"child":"golabel","primary":true,"action":{"name":"book"}}}}]}}`, id)
