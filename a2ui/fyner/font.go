@@ -13,18 +13,19 @@ import (
 
 // A surface's theme may name a font family (v0.8 `styles.font`; a later
 // `theme` may carry a `font` member too, as its schema allows other
-// members). The surface's Text components are drawn in it when this
-// machine has the family (or a metric-compatible alias; see package
-// sysfont); otherwise, and for monospace text, glyphs the family lacks
-// and the text inside input widgets, the app's font stays, with a note
-// in the console.
+// members). The surface's Text components (and buttons' Text labels) are
+// drawn in it when this machine has the family (or a metric-compatible
+// alias; see package sysfont). Otherwise the app's font stays, with a note
+// in the log (Config.Logf); it also stays for monospace text, glyphs the
+// family lacks and the text inside input widgets.
 //
 // The font is not put into the surface's Fyne theme override: Fyne 2.7
 // measures text in the app's font whatever the override says and then
 // draws it in the override's, so text in another font came out cut (or
 // padded). Text in the surface's font is a canvas.Text with FontSource
-// set, which Fyne measures and draws in that font, and the Text
-// component breaks its lines itself with those measurements (fonttext.go).
+// set, which Fyne measures and draws in that font; the Text component
+// breaks its lines itself with those measurements, and a button's label is
+// such a text drawn over the button (fonttext.go).
 //
 // Nothing is read at start-up: the machine's fonts are looked up the
 // first time a surface asks for a font, and a face file is read when text

@@ -9,32 +9,37 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/a2ui/fyner/sysfont"
 )
 
 // fontSurface draws a v0.8 surface whose beginRendering styles ask for
 // font, with a heading, a wrapped paragraph (Markdown bold, a word the
-// font lacks glyphs for) and a text field, width wide; it returns the
-// view and the renderer's log.
-func fontSurface(t *testing.T, font string, width float32) (*View, *[]string) {
+// font lacks glyphs for), a text field and a primary button, width wide;
+// it returns the view, what it sent and the renderer's log.
+func fontSurface(t *testing.T, font string, width float32) (*View, *recorder, *[]string) {
 	t.Helper()
 	test.NewTempApp(t)
 	p := newProcessor(t)
 	var logs []string
-	cfg := (&recorder{}).config()
+	rec := &recorder{}
+	cfg := rec.config()
 	cfg.Logf = func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }
 	r := New(p, cfg)
 	process(t, p, fmt.Sprintf(`{"beginRendering":{"surfaceId":"s","root":"root","styles":{"primaryColor":"#00BFFF","font":%q}}}`, font))
 	process(t, p, `{"surfaceUpdate":{"surfaceId":"s","components":[
-{"id":"root","component":{"Column":{"children":{"explicitList":["title","body","name"]}}}},
+{"id":"root","component":{"Column":{"children":{"explicitList":["title","body","name","go"]}}}},
+{"id":"golabel","component":{"Text":{"text":{"literalString":"Book it"}}}},
+{"id":"go","component":{"Button":{"child":"golabel","primary":true,"action":{"name":"book"}}}},
 {"id":"title","component":{"Text":{"text":{"literalString":"Book a table"},"usageHint":"h2"}}},
 {"id":"body","component":{"Text":{"text":{"literalString":"We keep a **table** for you until eight o'clock tonight; after that it goes to the next guest on the list 你好."}}}},
 {"id":"name","component":{"TextField":{"label":{"literalString":"Name"},"text":{"path":"/name"}}}}]}}`)
 	s, _ := p.Surface("s")
 	v := r.View(s)
 	show(t, v.Object(), width)
-	return v, &logs
+	return v, rec, &logs
 }
 
 // drawnTexts are the canvas.Texts a Text component drew, in order.
@@ -62,7 +67,7 @@ func TestSurfaceFont(t *testing.T) {
 		t.Skip("DejaVu Serif is not installed (fonts-dejavu-core)")
 	}
 	const width = 260
-	v, logs := fontSurface(t, "DejaVu Serif", width)
+	v, rec, logs := fontSurface(t, "DejaVu Serif", width)
 	if len(*logs) != 0 {
 		t.Errorf("notes for an installed font: %q", *logs)
 	}
@@ -117,9 +122,55 @@ func TestSurfaceFont(t *testing.T) {
 	if h := body.Size().Height; h < float32(len(lines))*title[0].TextSize*0.9 {
 		t.Errorf("the text is %.0f tall for %d lines", h, len(lines))
 	}
+	// The button's text is in the font, over the button, in the colour
+	// for text on the (themed) primary, and the button is wide enough
+	// for it; the button still takes the tap.
+	btn := v.Widget("go").(*widget.Button)
+	var label *fontLabel
+	walk(v.Object(), func(o fyne.CanvasObject) {
+		if l, ok := o.(*fontLabel); ok {
+			label = l
+		}
+	})
+	if label == nil || btn.Text != "" || label.text.Text != "Book it" || label.Hidden ||
+		label.text.FontSource == nil || label.text.FontSource.Name() != "DejaVuSerif-Bold.ttf" {
+		t.Fatalf("button text %q, label %+v", btn.Text, label)
+	}
+	if want := theme.ColorForWidget(theme.ColorNameForegroundOnPrimary, btn); label.text.Color != want {
+		t.Errorf("button text colour %v, want %v", label.text.Color, want)
+	}
+	ts, _ := fyne.CurrentApp().Driver().RenderedTextSize("Book it", label.text.TextSize, label.text.TextStyle, label.text.FontSource)
+	lp := label.text.Position().Add(fyne.CurrentApp().Driver().AbsolutePositionForObject(label))
+	bp := fyne.CurrentApp().Driver().AbsolutePositionForObject(btn)
+	if lp.X < bp.X || lp.X+ts.Width > bp.X+btn.Size().Width || lp.Y < bp.Y || lp.Y+ts.Height > bp.Y+btn.Size().Height {
+		t.Errorf("button text at %v (%v) outside the button at %v (%v)", lp, ts, bp, btn.Size())
+	}
+	test.Tap(btn)
+	if len(rec.sent) != 1 {
+		t.Errorf("the tap sent %d messages", len(rec.sent))
+	}
 	// Input widgets keep the app's font (Fyne measures them in it).
-	if _, ok := v.Widget("name").(fyne.Widget); !ok {
-		t.Error("no text field")
+	entry := v.Widget("name").(*widget.Entry)
+	walk(entry, func(o fyne.CanvasObject) {
+		if x, ok := o.(*canvas.Text); ok && x.FontSource != nil {
+			t.Errorf("the text field draws %q in %s", x.Text, x.FontSource.Name())
+		}
+	})
+}
+
+// walk calls f on o and everything under it (widgets through their test
+// renderers).
+func walk(o fyne.CanvasObject, f func(fyne.CanvasObject)) {
+	f(o)
+	switch x := o.(type) {
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			walk(c, f)
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(x).Objects() {
+			walk(c, f)
+		}
 	}
 }
 
@@ -148,7 +199,7 @@ func TestSurfaceFontFallback(t *testing.T) {
 		{"", 0},
 	} {
 		t.Run(tt.font, func(t *testing.T) {
-			v, logs := fontSurface(t, tt.font, 300)
+			v, _, logs := fontSurface(t, tt.font, 300)
 			if len(*logs) != tt.notes {
 				t.Errorf("notes %q, want %d", *logs, tt.notes)
 			}
@@ -161,6 +212,9 @@ func TestSurfaceFontFallback(t *testing.T) {
 			}
 			if _, ok := v.holder.Objects[0].(*container.ThemeOverride); !ok {
 				t.Error("the primary colour is not applied")
+			}
+			if btn := v.Widget("go").(*widget.Button); btn.Text != "Book it" {
+				t.Errorf("the button's own text is %q", btn.Text)
 			}
 		})
 	}

@@ -80,11 +80,12 @@ func (t *textView) Resize(size fyne.Size) {
 		return
 	}
 	w := size.Width - 2*theme.SizeForWidget(theme.SizeNameInnerPadding, t)
-	if w == t.wrapW {
+	ts := theme.SizeForWidget(theme.SizeNameText, t)
+	if w == t.wrapW && ts == t.wrapTS {
 		t.RichText.Resize(size)
 		return
 	}
-	t.wrapW = w
+	t.wrapW, t.wrapTS = w, ts
 	t.Segments, _, t.fontMinW = t.fontLines(w)
 	t.RichText.Resize(size)
 	t.Refresh()
@@ -201,4 +202,67 @@ func runStyle(runs []*widget.TextSegment, i int) widget.RichTextStyle {
 		return runs[i].Style
 	}
 	return widget.RichTextStyleParagraph
+}
+
+// buttonStyle is the style Fyne draws button text in.
+var buttonStyle = fyne.TextStyle{Bold: true}
+
+// fontLabel is a button's text in the surface's font, drawn over the
+// button, whose own text is then empty (Fyne would measure and draw that
+// in the app's font). It takes no events: taps and hovers reach the
+// button below.
+type fontLabel struct {
+	widget.BaseWidget
+	btn  *widget.Button
+	text *canvas.Text
+}
+
+func newFontLabel(btn *widget.Button) *fontLabel {
+	l := &fontLabel{btn: btn, text: canvas.NewText("", nil)}
+	l.text.TextStyle = buttonStyle
+	l.ExtendBaseWidget(l)
+	return l
+}
+
+// set shows text drawn with src; "" hides the label.
+func (l *fontLabel) set(text string, src fyne.Resource) {
+	l.text.Text, l.text.FontSource = text, src
+	l.Hidden = text == ""
+	l.Refresh()
+}
+
+func (l *fontLabel) CreateRenderer() fyne.WidgetRenderer { return &fontLabelRenderer{l: l} }
+
+type fontLabelRenderer struct{ l *fontLabel }
+
+func (r *fontLabelRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.l.text} }
+func (r *fontLabelRenderer) Destroy()                     {}
+
+// MinSize is the text and the button's side padding (as Fyne pads its
+// own label).
+func (r *fontLabelRenderer) MinSize() fyne.Size {
+	return r.l.text.MinSize().AddWidthHeight(2*theme.SizeForWidget(theme.SizeNameInnerPadding, r.l.btn), 0)
+}
+
+func (r *fontLabelRenderer) Layout(size fyne.Size) {
+	ts := r.l.text.MinSize()
+	r.l.text.Resize(ts)
+	r.l.text.Move(fyne.NewPos((size.Width-ts.Width)/2, (size.Height-ts.Height)/2))
+}
+
+// Refresh follows the button: its text colour (by importance and state)
+// and the theme's text size.
+func (r *fontLabelRenderer) Refresh() {
+	b := r.l.btn
+	n := theme.ColorNameForeground
+	switch {
+	case b.Disabled():
+		n = theme.ColorNameDisabled
+	case b.Importance == widget.HighImportance:
+		n = theme.ColorNameForegroundOnPrimary
+	}
+	r.l.text.Color = theme.ColorForWidget(n, b)
+	r.l.text.TextSize = theme.SizeForWidget(theme.SizeNameText, b)
+	r.Layout(r.l.Size())
+	r.l.text.Refresh()
 }

@@ -23,6 +23,7 @@ type textView struct {
 	font     *surfaceFont
 	source   []widget.RichTextSegment
 	wrapW    float32
+	wrapTS   float32 // the text size wrapW's lines were measured at
 	fontMinW float32
 }
 
