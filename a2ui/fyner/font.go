@@ -93,7 +93,7 @@ func (c *fontCache) file(path string) fyne.Resource {
 	if r, ok := c.files[path]; ok {
 		return r
 	}
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(path) // #nosec G304 -- a file of the system font index (fontscan), not a path an agent chose
 	var r fyne.Resource
 	if err != nil {
 		c.logf("A2UI fonts: %v; the app's font is used instead", err)

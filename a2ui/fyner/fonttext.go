@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -147,54 +148,72 @@ func onlyText(segs []widget.RichTextSegment) ([]*widget.TextSegment, bool) {
 // wrapRuns breaks a paragraph of styled runs into lines of fontRuns, a
 // word at a time (a word wider than the line gets a line of its own).
 func (t *textView) wrapRuns(runs []*widget.TextSegment, width float32) (out []widget.RichTextSegment, widest, widestWord float32) {
-	drv := fyne.CurrentApp().Driver()
-	var line []*fontRun
-	var lineW float32
-	endLine := func() {
-		if len(line) == 0 {
-			line = append(line, &fontRun{tv: t, style: runStyle(runs, 0)})
-		}
-		line[len(line)-1].inline = false
-		for _, r := range line {
-			out = append(out, r)
-		}
-		widest = fmax(widest, lineW)
-		line, lineW = nil, 0
-	}
+	lb := &lineBreaker{tv: t, width: width, empty: runStyle(runs, 0)}
 	for i, run := range runs {
-		size := t.textSize(run.Style)
 		for j, part := range strings.Split(run.Text, "\n") {
 			if j > 0 {
-				endLine()
+				lb.endLine()
 			}
 			for _, word := range strings.SplitAfter(part, " ") {
-				if word == "" {
-					continue
+				if word != "" {
+					lb.add(word, run.Style)
 				}
-				src := t.font.source(run.Style.TextStyle, word)
-				w, _ := drv.RenderedTextSize(word, size, run.Style.TextStyle, src)
-				widestWord = fmax(widestWord, w.Width)
-				trimmed := w.Width
-				if strings.HasSuffix(word, " ") {
-					tw, _ := drv.RenderedTextSize(strings.TrimRight(word, " "), size, run.Style.TextStyle, src)
-					trimmed = tw.Width
-				}
-				if len(line) > 0 && lineW+trimmed > width {
-					endLine()
-				}
-				if n := len(line); n > 0 && line[n-1].src == src && line[n-1].style == run.Style {
-					line[n-1].text += word
-				} else {
-					line = append(line, &fontRun{tv: t, text: word, style: run.Style, src: src, inline: true})
-				}
-				lineW += w.Width
 			}
 		}
 		if !run.Inline() || i == len(runs)-1 {
-			endLine()
+			lb.endLine()
 		}
 	}
-	return out, widest, widestWord
+	return lb.out, lb.widest, lb.widestWord
+}
+
+// lineBreaker collects words into lines of fontRuns.
+type lineBreaker struct {
+	tv    *textView
+	width float32
+	empty widget.RichTextStyle // the style of an empty line
+
+	line               []*fontRun
+	lineW              float32
+	out                []widget.RichTextSegment
+	widest, widestWord float32
+}
+
+// add puts word on the current line, or on a new one when it does not fit
+// (its trailing space may stick out).
+func (b *lineBreaker) add(word string, st widget.RichTextStyle) {
+	drv := fyne.CurrentApp().Driver()
+	size := b.tv.textSize(st)
+	src := b.tv.font.source(st.TextStyle, word)
+	w, _ := drv.RenderedTextSize(word, size, st.TextStyle, src)
+	b.widestWord = fmax(b.widestWord, w.Width)
+	fit := w.Width
+	if trimmed := strings.TrimRight(word, " "); trimmed != word {
+		tw, _ := drv.RenderedTextSize(trimmed, size, st.TextStyle, src)
+		fit = tw.Width
+	}
+	if len(b.line) > 0 && b.lineW+fit > b.width {
+		b.endLine()
+	}
+	if n := len(b.line); n > 0 && b.line[n-1].src == src && b.line[n-1].style == st {
+		b.line[n-1].text += word
+	} else {
+		b.line = append(b.line, &fontRun{tv: b.tv, text: word, style: st, src: src, inline: true})
+	}
+	b.lineW += w.Width
+}
+
+// endLine ends the current line (an empty one too).
+func (b *lineBreaker) endLine() {
+	if len(b.line) == 0 {
+		b.line = append(b.line, &fontRun{tv: b.tv, style: b.empty})
+	}
+	b.line[len(b.line)-1].inline = false
+	for _, r := range b.line {
+		b.out = append(b.out, r)
+	}
+	b.widest = fmax(b.widest, b.lineW)
+	b.line, b.lineW = nil, 0
 }
 
 func runStyle(runs []*widget.TextSegment, i int) widget.RichTextStyle {
@@ -213,21 +232,45 @@ var buttonStyle = fyne.TextStyle{Bold: true}
 // button below.
 type fontLabel struct {
 	widget.BaseWidget
+	font *surfaceFont
 	btn  *widget.Button
 	text *canvas.Text
 }
 
-func newFontLabel(btn *widget.Button) *fontLabel {
-	l := &fontLabel{btn: btn, text: canvas.NewText("", nil)}
+// newFontLabel returns btn's label in font; nil when font is nil.
+func newFontLabel(font *surfaceFont, btn *widget.Button) *fontLabel {
+	if font == nil {
+		return nil
+	}
+	l := &fontLabel{font: font, btn: btn, text: canvas.NewText("", nil)}
 	l.text.TextStyle = buttonStyle
+	l.Hidden = true
 	l.ExtendBaseWidget(l)
 	return l
 }
 
-// set shows text drawn with src; "" hides the label.
-func (l *fontLabel) set(text string, src fyne.Resource) {
-	l.text.Text, l.text.FontSource = text, src
-	l.Hidden = text == ""
+// over stacks the label over face (face alone without a label).
+func (l *fontLabel) over(face fyne.CanvasObject) fyne.CanvasObject {
+	if l == nil {
+		return face
+	}
+	return container.NewStack(face, l)
+}
+
+// take moves the button's text into the label when the surface's font
+// can draw it (call it after every change of the button's text).
+func (l *fontLabel) take() {
+	if l == nil {
+		return
+	}
+	src := l.font.source(buttonStyle, l.btn.Text)
+	if l.btn.Text == "" || src == nil {
+		l.Hidden = true
+		return
+	}
+	l.text.Text, l.text.FontSource = l.btn.Text, src
+	l.btn.Text = ""
+	l.Hidden = false
 	l.Refresh()
 }
 

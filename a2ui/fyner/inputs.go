@@ -58,12 +58,9 @@ func buildButton(v *View, e *element) {
 	e.widget = btn
 	e.msg = newCheckLabel()
 	face := container.NewStack(btn)
-	e.obj = container.New(layout.NewCustomPaddedVBoxLayout(0), face, e.msg)
+	label := newFontLabel(v.font, btn) // nil without a surface font
+	e.obj = container.New(layout.NewCustomPaddedVBoxLayout(0), label.over(face), e.msg)
 	var child *element
-	var label *fontLabel // the text in the surface's font (fonttext.go)
-	if v.font != nil {
-		label = newFontLabel(btn)
-	}
 	e.refresh = func() {
 		switch e.enum("variant") {
 		case "primary":
@@ -77,26 +74,20 @@ func buildButton(v *View, e *element) {
 			}
 		}
 		text, icon := "", fyne.Resource(nil)
-		fontText, fontSrc := "", fyne.Resource(nil)
 		if child != nil {
 			switch child.n.Type() {
 			case "Text":
 				text = markdownPlain(child.str("text"))
-				if src := v.font.source(buttonStyle, text); src != nil && text != "" {
-					fontText, fontSrc, text = text, src, ""
-				}
 			case "Icon":
 				icon, _ = iconOf(v, child)
 			}
 		}
-		if text == "" && fontText == "" && icon == nil && (len(face.Objects) == 1 || face.Objects[1] == fyne.CanvasObject(label)) {
+		if text == "" && icon == nil && len(face.Objects) == 1 {
 			text = e.n.Accessibility().Label
 		}
 		btn.Text, btn.Icon = text, icon
 		setEnabled(btn, e.n.Enabled())
-		if label != nil {
-			label.set(fontText, fontSrc)
-		}
+		label.take()
 		if st := e.n.Checks(); !st.Valid && inputEnabled(e) {
 			e.checkMessage(true, st.Message())
 		} else {
@@ -112,8 +103,6 @@ func buildButton(v *View, e *element) {
 			child.onRefresh = e.refresh
 			if t := kids[0].Type(); t != "Text" && t != "Icon" {
 				face.Objects = append(face.Objects, container.NewPadded(child.obj))
-			} else if t == "Text" && label != nil {
-				face.Objects = append(face.Objects, label)
 			}
 		}
 		e.redraw(face)
