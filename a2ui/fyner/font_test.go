@@ -244,3 +244,25 @@ func TestSurfaceFontShared(t *testing.T) {
 		t.Error("monospace text left the app's monospace font")
 	}
 }
+
+// TestSurfaceFontV09: a v0.9 createSurface theme may carry a font too
+// (its schema allows members beyond primaryColor); the heading is drawn
+// in it.
+func TestSurfaceFontV09(t *testing.T) {
+	test.NewTempApp(t)
+	p := newProcessor(t)
+	r := New(p, (&recorder{}).config())
+	t.Cleanup(r.Close)
+	process(t, p, `[{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"basic","theme":{"primaryColor":"#00BFFF","font":"DejaVu Sans"}}},
+{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"root","component":"Text","text":"Hello","variant":"h1"}]}}]`)
+	if f := r.fonts.lookup("s", "DejaVu Sans"); f == nil {
+		t.Skip("DejaVu Sans is not installed (fonts-dejavu-core)")
+	}
+	s, _ := p.Surface("s")
+	v := r.View(s)
+	show(t, v.Object(), 300)
+	texts := drawnTexts(t, v.Widget("root"))
+	if len(texts) != 1 || texts[0].FontSource == nil || texts[0].FontSource.Name() != "DejaVuSans-Bold.ttf" {
+		t.Errorf("heading drawn in %v", sources(texts))
+	}
+}
