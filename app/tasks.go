@@ -289,11 +289,14 @@ func (c *Core) answer(ctx context.Context, convID, agentID, taskID string, p *Pe
 	return nil
 }
 
-// continuesOverJSONRPC reports whether the agent's client speaks JSON-RPC,
-// where requirements are answered with ContinueTask.
+// continuesOverJSONRPC reports whether the agent's client speaks the AIM
+// dialect over JSON-RPC, where requirements are answered with
+// ContinueTask. A plain A2A agent (no AIM extension on its card) has no
+// ContinueTask on any binding, even when its task's metadata looks like an
+// AIM requirement: it gets a message on the task.
 func (c *Core) continuesOverJSONRPC(agentID string) bool {
 	client, _, err := c.client(agentID)
-	return err != nil || client.Binding() == a2a.BindingJSONRPC
+	return err != nil || (client.Binding() == a2a.BindingJSONRPC && client.AIM)
 }
 
 // continueTask sends ContinueTask and follows the task to its next stop.

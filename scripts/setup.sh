@@ -42,6 +42,9 @@ packages=(
 	# the Debian package (scripts/deb.sh): dpkg-shlibdeps computes its
 	# Depends:, appstreamcli validates its AppStream metainfo
 	dpkg-dev appstream
+	# a second font family (DejaVu Serif) for A2UI surface themes that name
+	# a font: a2ui/fyner's font tests and `make uishots` (a2ui-theme.png)
+	fonts-dejavu-core
 )
 
 say() { printf 'setup: %s\n' "$*"; }

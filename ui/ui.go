@@ -501,6 +501,8 @@ When a task waits for you, a bar above the message box asks for your answer (inp
 
 Agent text is shown as Markdown. Images inside it are never downloaded. Links open only after you confirm, and the dialog shows where they go. Image parts sent as files are shown up to 10 MB. Images from another server than the agent's own load only after you click "Load from …", and never from this computer or your local network. "Open" on a file opens only pictures, PDF, text, sound and video files whose content matches their name; anything else is only shown in its folder.
 
+An agent may send an interactive view (A2UI) with its own main colour and font. They apply inside your light or dark theme: the colour is darkened or lightened until text on it stays readable, and the font is used for the view's text only if this computer has it (or a font made to match it, such as Liberation Sans for Arial); otherwise the view keeps aimdesk's font, with a note in aimdesk's log. Input fields and check boxes keep aimdesk's font.
+
 ## Sign-in and trust
 
 When the card lists ways to sign in, the Agent tab offers them under **Sign in…**: your browser (OAuth 2.0 with PKCE), a code for another device, client credentials, or a key or token you paste. aimdesk asks only for the permissions what you do needs, and says which one and why when it needs more. Secrets go to the system keyring, or to an encrypted file only you can read where there is none; **Sign out…** removes them. A signed card shows whether its signature verifies; an invalid signature is shown in red.

@@ -37,6 +37,7 @@ type chatHarnessConfig struct {
 	noAgent bool   // do not start or add the reference agent
 	storeAt string // reuse a database (benchmarks)
 	window  Config
+	agent   devagent.HandlerConfig // the reference agent's (PlainA2A, Hooks)
 }
 
 func newChatHarness(t testing.TB, cfg chatHarnessConfig) *chatHarness {
@@ -54,7 +55,7 @@ func newChatHarness(t testing.TB, cfg chatHarnessConfig) *chatHarness {
 	}
 	h.st = st
 	if !cfg.noAgent {
-		h.agent = startDevAgent(t, "127.0.0.1:0")
+		h.agent = startDevAgentWith(t, "127.0.0.1:0", cfg.agent)
 	}
 	core, err := app.New(ctx, app.Config{Store: st})
 	if err != nil {
@@ -81,7 +82,12 @@ func newChatHarness(t testing.TB, cfg chatHarnessConfig) *chatHarness {
 
 func startDevAgent(t testing.TB, addr string) *devagent.Server {
 	t.Helper()
-	srv, err := devagent.Start(context.Background(), devagent.Config{Addr: addr})
+	return startDevAgentWith(t, addr, devagent.HandlerConfig{})
+}
+
+func startDevAgentWith(t testing.TB, addr string, hc devagent.HandlerConfig) *devagent.Server {
+	t.Helper()
+	srv, err := devagent.Start(context.Background(), devagent.Config{Addr: addr, Handler: hc})
 	if err != nil {
 		t.Fatalf("start reference agent: %v", err)
 	}

@@ -58,7 +58,8 @@ func buildButton(v *View, e *element) {
 	e.widget = btn
 	e.msg = newCheckLabel()
 	face := container.NewStack(btn)
-	e.obj = container.New(layout.NewCustomPaddedVBoxLayout(0), face, e.msg)
+	label := newFontLabel(v.font, btn) // nil without a surface font
+	e.obj = container.New(layout.NewCustomPaddedVBoxLayout(0), label.over(face), e.msg)
 	var child *element
 	e.refresh = func() {
 		switch e.enum("variant") {
@@ -86,6 +87,7 @@ func buildButton(v *View, e *element) {
 		}
 		btn.Text, btn.Icon = text, icon
 		setEnabled(btn, e.n.Enabled())
+		label.take()
 		if st := e.n.Checks(); !st.Valid && inputEnabled(e) {
 			e.checkMessage(true, st.Message())
 		} else {

@@ -61,6 +61,7 @@ type Renderer struct {
 	icons     map[string]fyne.Resource
 	unsub     func()
 	stats     Stats
+	fonts     *fontCache
 }
 
 // New returns a renderer of p's surfaces, subscribed to p's changes until
@@ -72,7 +73,7 @@ func New(p *a2ui.Processor, cfg Config) *Renderer {
 	if cfg.VirtualizeAbove == 0 {
 		cfg.VirtualizeAbove = 40
 	}
-	r := &Renderer{p: p, cfg: cfg, factories: newRegistry(), views: map[string][]*View{}, reported: map[string]bool{}}
+	r := &Renderer{p: p, cfg: cfg, factories: newRegistry(), views: map[string][]*View{}, reported: map[string]bool{}, fonts: newFontCache(cfg.Logf)}
 	r.images = cfg.Images
 	if r.images == nil {
 		r.images = NewHTTPImageLoader(cfg.Do)

@@ -17,6 +17,14 @@ type textView struct {
 	style   widget.RichTextStyle
 	prefFor string
 	prefW   float32
+
+	// In a surface with its own font (fonttext.go): the segments as
+	// parsed, the width they were broken for, the widest word.
+	font     *surfaceFont
+	source   []widget.RichTextSegment
+	wrapW    float32
+	wrapTS   float32 // the text size wrapW's lines were measured at
+	fontMinW float32
 }
 
 func newTextView() *textView {
@@ -33,7 +41,12 @@ func (t *textView) PreferredSize() fyne.Size {
 	if key != t.prefFor {
 		t.prefFor = key
 		th := t.Theme()
-		t.prefW = segmentsWidth(th, t.Segments) + 2*th.Size(theme.SizeNameInnerPadding) + 1
+		if t.font != nil {
+			_, t.prefW, _ = t.fontLines(0)
+		} else {
+			t.prefW = segmentsWidth(th, t.Segments)
+		}
+		t.prefW += 2*th.Size(theme.SizeNameInnerPadding) + 1
 	}
 	return fyne.NewSize(t.prefW, t.MinSize().Height)
 }
@@ -86,6 +99,10 @@ func (t *textView) set(text, variant string) {
 	} else {
 		t.Segments = []widget.RichTextSegment{&widget.TextSegment{Style: t.style, Text: text}}
 		t.plain = text
+	}
+	if t.font != nil {
+		t.source = t.Segments
+		t.Segments, _, t.fontMinW = t.fontLines(t.wrapW)
 	}
 }
 
@@ -211,6 +228,7 @@ func markdownPlain(text string) string {
 
 func buildText(v *View, e *element) {
 	t := newTextView()
+	t.font = v.font
 	e.obj, e.widget = t, t
 	last := "\x00"
 	e.refresh = func() {

@@ -17,9 +17,8 @@ import (
 // (default buttons, focus, selection, progress, sliders, links). The colour is adjusted until text on it, and it as text on the
 // app's background, has a contrast ratio of at least 4.5:1 (WCAG AA), so
 // an agent cannot make its surface unreadable, whatever the app's theme.
-// The font family is not applied: aimdesk installs no other fonts, and a
-// font switched inside Fyne's theme override is measured before it is
-// drawn in it (labels came out cut), so the app's font stays.
+// The theme's font family is drawn by the surface's Text components, not
+// through this override (font.go says why).
 //
 // Each themed surface is a Fyne theme override, which keeps its own font
 // faces; surfaces without a theme (most) cost nothing.
@@ -28,7 +27,7 @@ import (
 // body text).
 const minContrast = 4.5
 
-// surfaceTheme is the app's theme with a surface's primary colour and font.
+// surfaceTheme is the app's theme with a surface's primary colour.
 type surfaceTheme struct {
 	base    func() fyne.Theme // the app's current theme (it may change)
 	primary color.Color       // nil: the app's

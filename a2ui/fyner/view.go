@@ -30,6 +30,7 @@ type View struct {
 	closed bool
 	gone   bool
 	shown  bool
+	font   *surfaceFont // the theme's font; nil: the app's
 
 	// OnChange, if set, runs after the view applied a change of its
 	// surface (a chat uses it to measure the message again).
@@ -113,6 +114,7 @@ func (v *View) Accessibility() map[string]a2ui.Accessibility {
 func (v *View) buildAll() {
 	v.els = map[*a2ui.Node]*element{}
 	v.a11y = map[string]a2ui.Accessibility{}
+	v.font = v.r.fonts.lookup(v.id, themeFont(v.s.Theme()))
 	var content fyne.CanvasObject
 	switch root := v.s.Root(); {
 	case !v.s.Rendering() || root == nil:

@@ -15,7 +15,9 @@ import (
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -31,6 +33,10 @@ const childEnv = "AIMDESK_THEMESHOT_CHILD"
 // be read on, so the renderer must darken it.
 const primary = "#FFD54F"
 
+// font is the theme's font family: a serif, unlike the app's sans, so it
+// shows (fonts-dejavu-core is installed with Xvfb).
+const font = "DejaVu Serif"
+
 func TestMain(m *testing.M) {
 	if out := os.Getenv(childEnv); out != "" {
 		os.Exit(child(out))
@@ -38,13 +44,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// surface is a v0.8 surface with a heading, a text field and a primary
+// surface is a v0.8 surface with a heading, a paragraph, a text field and a primary
 // button; styles is put into beginRendering when not empty.
 func surface(id, styles string) []string {
 	begin := fmt.Sprintf(`{"beginRendering":{"surfaceId":%q,"root":"root"%s}}`, id, styles)
 	comps := fmt.Sprintf(`{"surfaceUpdate":{"surfaceId":%q,"components":[
-{"id":"root","component":{"Column":{"children":{"explicitList":["title","name","go"]}}}},
+{"id":"root","component":{"Column":{"children":{"explicitList":["title","body","name","go"]}}}},
 {"id":"title","component":{"Text":{"text":{"literalString":"Book a table"},"usageHint":"h2"}}},
+{"id":"body","component":{"Text":{"text":{"literalString":"We keep your table until *eight o'clock*; after that it goes to the next guest on the list."}}}},
 {"id":"name","component":{"TextField":{"label":{"literalString":"Name"},"text":{"path":"/name"}}}},
 {"id":"golabel","component":{"Text":{"text":{"literalString":"Book it"}}}},
 {"id":"go","component":{"Button":{"child":"golabel","primary":true,"action":{"name":"book"}}}}]}}`, id)
@@ -53,6 +60,9 @@ func surface(id, styles string) []string {
 
 type report struct {
 	Err string `json:",omitempty"`
+	// Fonts are the font files the themed surface's heading and the
+	// plain one's were drawn in ("" for the app's font).
+	ThemedFont, PlainFont string
 }
 
 func child(out string) int {
@@ -75,9 +85,10 @@ func child(out string) int {
 		}
 		r := fyner.New(p, fyner.Config{})
 		var views []fyne.CanvasObject
+		shown := map[string]*fyner.View{}
 		for _, s := range []struct{ id, styles, title string }{
 			{"plain", "", "Without a theme"},
-			{"themed", fmt.Sprintf(`,"styles":{"primaryColor":%q,"font":"Roboto"}`, primary), "styles: primaryColor " + primary},
+			{"themed", fmt.Sprintf(`,"styles":{"primaryColor":%q,"font":%q}`, primary, font), "styles: primaryColor " + primary + ", font " + font},
 		} {
 			for _, msg := range surface(s.id, s.styles) {
 				if res := p.Process("agent", []byte(msg)); len(res.Errors) > 0 {
@@ -88,12 +99,14 @@ func child(out string) int {
 			}
 			sf, _ := p.Surface(s.id)
 			v := r.View(sf)
+			shown[s.id] = v
 			views = append(views, container.NewBorder(widget.NewLabelWithStyle(s.title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, v.Object()))
 		}
 		w := a.NewWindow("aimdesk A2UI theme")
 		w.SetContent(container.NewPadded(container.NewGridWithColumns(2, views...)))
 		w.Resize(fyne.NewSize(760, 320))
 		w.Show()
+		rep.PlainFont, rep.ThemedFont = headingFont(shown["plain"]), headingFont(shown["themed"])
 		go func() {
 			defer fyne.Do(a.Quit)
 			time.Sleep(2 * time.Second)
@@ -107,6 +120,18 @@ func child(out string) int {
 	a.Run()
 	_ = json.NewEncoder(os.Stdout).Encode(rep)
 	return code
+}
+
+// headingFont is the font file the title of a surface is drawn in.
+func headingFont(v *fyner.View) string {
+	if w, ok := v.Widget("title").(fyne.Widget); ok {
+		for _, o := range test.WidgetRenderer(w).Objects() {
+			if t, ok := o.(*canvas.Text); ok && t.FontSource != nil {
+				return t.FontSource.Name()
+			}
+		}
+	}
+	return ""
 }
 
 // TestA2UIThemeScreenshot draws a themed and a plain surface in a real
@@ -162,7 +187,10 @@ func TestA2UIThemeScreenshot(t *testing.T) {
 	yellowish := func(r, g, b int) bool { return r > b+60 && g > b+30 && r-g < 90 }
 	blue := func(r, g, b int) bool { return b > r+60 && b > g+20 }
 	plainBlue, themedYellow, themedBlue := count(0, half, blue), count(half, img.Bounds().Dx(), yellowish), count(half, img.Bounds().Dx(), blue)
-	t.Logf("plain half: %d blue pixels; themed half: %d yellow-brown, %d blue (%s)", plainBlue, themedYellow, themedBlue, out)
+	t.Logf("plain half: %d blue pixels; themed half: %d yellow-brown, %d blue (%s); headings drawn in %q and %q", plainBlue, themedYellow, themedBlue, out, rep.PlainFont, rep.ThemedFont)
+	if rep.PlainFont != "" || rep.ThemedFont != "DejaVuSerif-Bold.ttf" {
+		t.Errorf("the themed surface's heading is not in its font %s", font)
+	}
 	if plainBlue < 500 || themedYellow < 500 || themedBlue > themedYellow/4 {
 		t.Errorf("the themed surface's button is not in the theme's colour")
 	}
