@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
+
+	"aimdesk/app/a2a"
 )
 
 // Transport adds an agent's credentials to requests, as an
@@ -21,7 +23,9 @@ import (
 //     Authorization, API-key header, cookie or query parameter of that name
 //     is stripped.
 //   - Before a method whose scope (from the AIM request schema) the sign-in
-//     lacks, it steps up; after a 401/403 with a Bearer insufficient_scope
+//     lacks, it steps up (the method is the one a2a.WithMethod tagged the
+//     request's context with, as the HTTP+JSON binding does, else the
+//     JSON-RPC body's); after a 401/403 with a Bearer insufficient_scope
 //     challenge it steps up for the missing scopes and retries once; after a
 //     401 invalid_token it refreshes and retries once.
 //   - A step-up that does not happen ends the call with a *ScopeError.
@@ -55,7 +59,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	method := ""
 	if rec.Flow.oauth() {
-		method = peekMethod(req)
+		if method = a2a.MethodFrom(req.Context()); method == "" {
+			method = peekMethod(req)
+		}
 		if scope, ok := s.needsScope(method); ok {
 			if err := s.StepUp(req.Context(), method, []string{scope}); err != nil {
 				closeBody(req)
