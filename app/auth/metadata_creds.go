@@ -36,7 +36,7 @@ func (t *Transport) Credentials(ctx context.Context, target, method string) (htt
 		switch {
 		case rec.KeyName == "":
 		case rec.KeyLocation == "cookie":
-			h.Set("Cookie", (&http.Cookie{Name: rec.KeyName, Value: rec.Secret}).String())
+			h.Set("Cookie", (&http.Cookie{Name: rec.KeyName, Value: rec.Secret}).String()) // #nosec G124 -- a request cookie: Secure/HttpOnly/SameSite are response attributes
 		default:
 			h.Set(rec.KeyName, rec.Secret)
 		}

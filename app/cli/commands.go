@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 
@@ -295,23 +296,13 @@ func cmdDevagent(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	var auth *devagent.AuthConfig
-	if signIn {
-		auth = &devagent.AuthConfig{
-			BearerTokens: []string{"bt-" + rand.Text()}, APIKeys: []string{"ak-" + rand.Text()},
-			OAuthClients: map[string]string{"aimdesk": "cs-" + rand.Text()},
-		}
-	}
+	auth := demoAuth(signIn)
 	srv, err := devagent.Start(ctx, devagent.Config{Addr: listen, GRPCAddr: grpcListen, Handler: devagent.HandlerConfig{LiveKit: lk, Bindings: list, Auth: auth}})
 	if err != nil {
 		return e.fail(err)
 	}
 	defer srv.Close()
-	if auth != nil {
-		fmt.Fprintf(e.stdout, "sign-in required on every binding; bearer token: %s\n", auth.BearerTokens[0])
-		fmt.Fprintf(e.stdout, "API key (header %s): %s\n", devagent.DefaultAPIKeyHeader, auth.APIKeys[0])
-		fmt.Fprintf(e.stdout, "OAuth client credentials (token endpoint %s%s): client id aimdesk, secret %s\n", srv.URL(), devagent.PathToken, auth.OAuthClients["aimdesk"])
-	}
+	printDemoAuth(e.stdout, srv.URL(), auth)
 	fmt.Fprintf(e.stdout, "reference agent at %s (card: %s%s); Ctrl+C stops it\n", srv.URL(), srv.URL(), a2a.WellKnownCardPath)
 	fmt.Fprintf(e.stdout, "card lists: %s (HTTP+JSON at %s%s", strings.Join(list, ", "), srv.URL(), devagent.PathREST)
 	if g := srv.GRPCAddr(); g != "" {
@@ -323,4 +314,26 @@ func cmdDevagent(ctx context.Context, e *env, args []string) int {
 	}
 	<-ctx.Done()
 	return ExitOK
+}
+
+// demoAuth is --sign-in's credentials: a new bearer token, API key and
+// OAuth client; nil without --sign-in.
+func demoAuth(signIn bool) *devagent.AuthConfig {
+	if !signIn {
+		return nil
+	}
+	return &devagent.AuthConfig{
+		BearerTokens: []string{"bt-" + rand.Text()}, APIKeys: []string{"ak-" + rand.Text()},
+		OAuthClients: map[string]string{"aimdesk": "cs-" + rand.Text()},
+	}
+}
+
+// printDemoAuth tells the user the credentials to sign in with.
+func printDemoAuth(w io.Writer, base string, auth *devagent.AuthConfig) {
+	if auth == nil {
+		return
+	}
+	fmt.Fprintf(w, "sign-in required on every binding; bearer token: %s\n", auth.BearerTokens[0])
+	fmt.Fprintf(w, "API key (header %s): %s\n", devagent.DefaultAPIKeyHeader, auth.APIKeys[0])
+	fmt.Fprintf(w, "OAuth client credentials (token endpoint %s%s): client id aimdesk, secret %s\n", base, devagent.PathToken, auth.OAuthClients["aimdesk"])
 }

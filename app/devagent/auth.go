@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -36,9 +37,9 @@ const (
 	SchemeOAuth  = "oauth"
 	// PathToken is the agent's own OAuth 2.0 token endpoint (client
 	// credentials grant, RFC 6749 §4.4).
-	PathToken = "/oauth/token"
+	PathToken = "/oauth/token" // #nosec G101 -- a path, not a credential
 	// DefaultAPIKeyHeader carries the API key when AuthConfig names none.
-	DefaultAPIKeyHeader = "X-API-Key"
+	DefaultAPIKeyHeader = "X-API-Key" // #nosec G101 -- a header name
 	// DefaultAccessTokenTTL is the lifetime of an issued access token.
 	DefaultAccessTokenTTL = time.Hour
 	authRealm             = "aimdesk reference agent"
@@ -255,7 +256,10 @@ func (h *Handler) serveToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, secret, basic := r.BasicAuth()
-	if !basic {
+	if basic { // RFC 6749 §2.3.1: form-urlencoded before Basic encoding
+		id, _ = url.QueryUnescape(id)
+		secret, _ = url.QueryUnescape(secret)
+	} else {
 		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 	}
 	want, known := c.OAuthClients[id]
