@@ -39,8 +39,9 @@ func agentAuth() *devagent.AuthConfig {
 //   - signed out, a call fails with the *a2a.HTTPError 401 the UI reads as
 //     "sign in" and AuthState.Refused is set;
 //   - a wrong token or key fails the same way (the sign-in dialog's "the
-//     agent refused this key"); a wrong client secret fails at the token
-//     endpoint;
+//     agent refused this key"; in the chat, the message fails with "the
+//     agent asks you to sign in (HTTP 401)"); a wrong client secret fails
+//     at the token endpoint;
 //   - signed in, chat (a streamed reply), the task list, cancel and
 //     subscribe (the core restarted while a task runs follows it again
 //     with SubscribeToTask) work;
@@ -98,6 +99,17 @@ func testSignInOver(t *testing.T, binding string, right, wrong auth.SignInReques
 			t.Fatal(err)
 		}
 		wantRefused(t, "a wrong "+string(wrong.Flow), f.listTasks(a.ID))
+		cv := f.newConversation(a.ID)
+		if _, err := f.core.Send(f.ctx, cv.ID, "hello", nil); err != nil {
+			t.Fatal(err)
+		}
+		ev := f.waitFor("the refused message", 20*time.Second, func(ev app.Event) bool {
+			m := ev.Message
+			return m != nil && m.ConversationID == cv.ID && m.Message.Role == a2a.RoleUser && m.Message.State == app.MessageFailed
+		})
+		if e := ev.Message.Message.Error; !strings.Contains(e, "sign in (HTTP 401)") {
+			t.Fatalf("the chat says %q", e)
+		}
 		if _, err := f.core.SignOut(f.ctx, a.ID); err != nil {
 			t.Fatal(err)
 		}
