@@ -329,6 +329,7 @@ func (c *Core) newClient(agentID string, card *a2a.AgentCard, iface a2a.AgentInt
 	cl.Transport = tr
 	if a2a.NormalizeBinding(iface.ProtocolBinding) == a2a.BindingGRPC {
 		cl.Credentials = c.agentCredentials(agentID, iface.URL)
+		cl.Refused = c.agentRefused(agentID, iface.URL)
 	}
 	return cl
 }

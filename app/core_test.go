@@ -47,6 +47,13 @@ func forEachBinding(t *testing.T, run func(t *testing.T, binding string)) {
 // AIM dialect is a JSON-RPC contract).
 func newFixtureOn(t *testing.T, hooks devagent.Hooks, binding string) *fixture {
 	t.Helper()
+	return newFixtureWith(t, devagent.HandlerConfig{Hooks: hooks}, binding)
+}
+
+// newFixtureWith is newFixtureOn with the agent configured by hc (its
+// Bindings set to binding).
+func newFixtureWith(t *testing.T, hc devagent.HandlerConfig, binding string) *fixture {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "aimdesk.db"))
@@ -54,7 +61,8 @@ func newFixtureOn(t *testing.T, hooks devagent.Hooks, binding string) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	cfg := devagent.Config{Addr: "127.0.0.1:0", Handler: devagent.HandlerConfig{Hooks: hooks, Bindings: []string{binding}}}
+	hc.Bindings = []string{binding}
+	cfg := devagent.Config{Addr: "127.0.0.1:0", Handler: hc}
 	if binding == a2a.BindingGRPC {
 		cfg.GRPCAddr = "127.0.0.1:0"
 	}

@@ -216,17 +216,26 @@ func (l *lazyAuth) RoundTrip(req *http.Request) (*http.Response, error) {
 		return base.RoundTrip(req)
 	}
 	resp, err := (&auth.Transport{Base: l.base, Manager: s.m, AgentID: l.agentID}).RoundTrip(req)
-	if err == nil && resp.StatusCode == http.StatusUnauthorized && s.m.Session(l.agentID) == nil {
-		s.mu.Lock()
-		first := !s.refused[l.agentID]
-		s.refused[l.agentID] = true
-		s.mu.Unlock()
-		if first {
-			l.c.notice(NoticeError, "%s asks you to sign in (HTTP 401): open its Agent tab and choose Sign in…", l.c.agentName(l.agentID))
-			go l.c.publishAgents() // not under the caller's locks
-		}
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		l.c.noteRefused(s, l.agentID)
 	}
 	return resp, err
+}
+
+// noteRefused takes an agent's 401: while nobody is signed in to it, the
+// agent needs sign-in (AuthState.Refused), said once in a notice.
+func (c *Core) noteRefused(s *signinState, agentID string) {
+	if s.m.Session(agentID) != nil {
+		return
+	}
+	s.mu.Lock()
+	first := !s.refused[agentID]
+	s.refused[agentID] = true
+	s.mu.Unlock()
+	if first {
+		c.notice(NoticeError, "%s asks you to sign in (HTTP 401): open its Agent tab and choose Sign in…", c.agentName(agentID))
+		go c.publishAgents() // not under the caller's locks
+	}
 }
 
 func (c *Core) authAgent(agentID string) (auth.Agent, *agentState, error) {
@@ -567,5 +576,22 @@ func (c *Core) agentCredentials(agentID, target string) func(context.Context, st
 			return nil, nil //nolint:nilerr // as lazyAuth: no credentials to add
 		}
 		return (&auth.Transport{Manager: s.m, AgentID: agentID}).Credentials(ctx, target, method)
+	}
+}
+
+// agentRefused answers a gRPC client's refused calls
+// (a2a.Client.Refused) as lazyAuth answers HTTP 401 and 403: the sign-in
+// refreshes or steps up and the call is made once more, or, signed out,
+// the agent is marked as needing sign-in.
+func (c *Core) agentRefused(agentID, target string) func(context.Context, string, int, http.Header, http.Header) (bool, error) {
+	return func(ctx context.Context, method string, status int, challenge, sent http.Header) (bool, error) {
+		s, err := c.signin()
+		if err != nil {
+			return false, nil //nolint:nilerr // as lazyAuth: nobody to refresh
+		}
+		if status == http.StatusUnauthorized {
+			c.noteRefused(s, agentID)
+		}
+		return (&auth.Transport{Manager: s.m, AgentID: agentID}).Refused(ctx, target, method, status, challenge, sent)
 	}
 }

@@ -57,6 +57,13 @@ type Client struct {
 	// bindings that do not go through HTTPClient (gRPC metadata). HTTP
 	// bindings get theirs from HTTPClient's RoundTripper.
 	Credentials func(ctx context.Context, method string) (http.Header, error)
+	// Refused, if set, is asked when the agent refused a call made with
+	// Credentials' headers (sent): status 401 or 403 (gRPC UNAUTHENTICATED,
+	// PERMISSION_DENIED) with the answer's WWW-Authenticate challenge.
+	// true makes the call once more, with fresh Credentials (the sign-in
+	// was refreshed or widened); an error ends the call with it. HTTP
+	// bindings do this in HTTPClient's RoundTripper.
+	Refused func(ctx context.Context, method string, status int, challenge, sent http.Header) (retry bool, err error)
 
 	nextID atomic.Int64
 }

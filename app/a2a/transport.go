@@ -18,6 +18,21 @@ const (
 	BindingGRPC     = "GRPC"
 )
 
+type methodKey struct{}
+
+// WithMethod tags a request's context with the v1.0 method it carries, for
+// RoundTrippers that cannot read it from the body (HTTP+JSON has none;
+// package auth looks up the method's scope with it).
+func WithMethod(ctx context.Context, method string) context.Context {
+	return context.WithValue(ctx, methodKey{}, method)
+}
+
+// MethodFrom returns the method WithMethod tagged ctx with, "" if none.
+func MethodFrom(ctx context.Context) string {
+	m, _ := ctx.Value(methodKey{}).(string)
+	return m
+}
+
 // Transport carries the client's calls over one protocol binding other
 // than JSON-RPC, which the Client speaks itself (a nil Client.Transport).
 // The implementations are packages rest (HTTP+JSON) and grpcbind (gRPC);

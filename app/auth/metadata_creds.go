@@ -17,19 +17,8 @@ import (
 // or an OAuth access token, refreshed when due. target may be a bare
 // host:port, read as https.
 func (t *Transport) Credentials(ctx context.Context, target, method string) (http.Header, error) {
-	s := t.Manager.Session(t.AgentID)
+	s, rec := t.sessionFor(target)
 	if s == nil {
-		return nil, nil
-	}
-	if !strings.Contains(target, "://") {
-		target = "https://" + target
-	}
-	u, err := url.Parse(target)
-	if err != nil {
-		return nil, nil //nolint:nilerr // an unparsable target gets no credentials
-	}
-	rec := s.record()
-	if originOf(u) != rec.Endpoints.Agent {
 		return nil, nil
 	}
 	if rec.Flow.oauth() {
@@ -47,7 +36,7 @@ func (t *Transport) Credentials(ctx context.Context, target, method string) (htt
 		switch {
 		case rec.KeyName == "":
 		case rec.KeyLocation == "cookie":
-			h.Set("Cookie", (&http.Cookie{Name: rec.KeyName, Value: rec.Secret}).String())
+			h.Set("Cookie", (&http.Cookie{Name: rec.KeyName, Value: rec.Secret}).String()) // #nosec G124 -- a request cookie: Secure/HttpOnly/SameSite are response attributes
 		default:
 			h.Set(rec.KeyName, rec.Secret)
 		}
@@ -59,4 +48,43 @@ func (t *Transport) Credentials(ctx context.Context, target, method string) (htt
 		h.Set("Authorization", "Bearer "+tok.AccessToken)
 	}
 	return h, nil
+}
+
+// Refused answers the agent's refusal of a call of method to target that
+// carried sent (the headers Credentials gave), for the same bindings:
+// status is 401 or 403 (gRPC UNAUTHENTICATED, PERMISSION_DENIED) and
+// challenge holds the answer's WWW-Authenticate values. It does what
+// RoundTrip does after a 401 or 403, with the same code: an OAuth sign-in
+// refreshes the token the agent refused, or steps up for the scopes its
+// challenge names. retry reports that the call may succeed if made once
+// more, with fresh Credentials; a step-up that does not happen is a
+// *ScopeError. Typed-in tokens and keys, other origins and calls without a
+// sign-in are never retried.
+func (t *Transport) Refused(ctx context.Context, target, method string, status int, challenge, sent http.Header) (retry bool, err error) {
+	s, rec := t.sessionFor(target)
+	if s == nil || !rec.Flow.oauth() {
+		return false, nil
+	}
+	tok, _ := strings.CutPrefix(sent.Get("Authorization"), "Bearer ")
+	return s.answerRefusal(ctx, method, status, challenge, tok, func() {})
+}
+
+// sessionFor returns the agent's sign-in when it is for target's origin.
+func (t *Transport) sessionFor(target string) (*Session, record) {
+	s := t.Manager.Session(t.AgentID)
+	if s == nil {
+		return nil, record{}
+	}
+	if !strings.Contains(target, "://") {
+		target = "https://" + target
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, record{} // an unparsable target gets no credentials
+	}
+	rec := s.record()
+	if originOf(u) != rec.Endpoints.Agent {
+		return nil, record{}
+	}
+	return s, rec
 }

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
+
+	"aimdesk/app/a2a"
 )
 
 // Transport adds an agent's credentials to requests, as an
@@ -20,7 +23,9 @@ import (
 //     Authorization, API-key header, cookie or query parameter of that name
 //     is stripped.
 //   - Before a method whose scope (from the AIM request schema) the sign-in
-//     lacks, it steps up; after a 401/403 with a Bearer insufficient_scope
+//     lacks, it steps up (the method is the one a2a.WithMethod tagged the
+//     request's context with, as the HTTP+JSON binding does, else the
+//     JSON-RPC body's); after a 401/403 with a Bearer insufficient_scope
 //     challenge it steps up for the missing scopes and retries once; after a
 //     401 invalid_token it refreshes and retries once.
 //   - A step-up that does not happen ends the call with a *ScopeError.
@@ -54,7 +59,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	method := ""
 	if rec.Flow.oauth() {
-		method = peekMethod(req)
+		if method = a2a.MethodFrom(req.Context()); method == "" {
+			method = peekMethod(req)
+		}
 		if scope, ok := s.needsScope(method); ok {
 			if err := s.StepUp(req.Context(), method, []string{scope}); err != nil {
 				closeBody(req)
@@ -69,14 +76,36 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.answerChallenge(req, s, method, resp, sent)
 }
 
-// answerChallenge handles a 401/403: a step-up for insufficient_scope, a
-// refresh for invalid_token, each followed by one retry. Other refusals
-// are returned as they are.
+// answerChallenge handles a 401/403 (see Session.answerRefusal) and sends
+// the request once more when that may now succeed. Other refusals are
+// returned as they are.
 func (t *Transport) answerChallenge(req *http.Request, s *Session, method string, resp *http.Response, sent string) (*http.Response, error) {
 	if req.Body != nil && req.GetBody == nil {
 		return resp, nil // the body cannot be sent again
 	}
-	ch, ok := BearerChallenge(resp.Header)
+	retry, err := s.answerRefusal(req.Context(), method, resp.StatusCode, resp.Header, sent, func() { drain(resp) })
+	if err != nil {
+		return nil, err // resp was released
+	}
+	if !retry {
+		return resp, nil
+	}
+	resp, _, err = t.send(req, s, true)
+	return resp, err
+}
+
+// answerRefusal decides what to do about an agent's refusal (status 401 or
+// 403, whatever binding carried it) of a call of method that carried the
+// access token sent ("" when none): for a Bearer insufficient_scope
+// challenge, step up for the missing scopes; for a 401 invalid_token (or
+// without an error code), refresh the token the agent refused. retry
+// reports that the call may succeed if made once more. release is called
+// once the refused answer is no longer needed (before a step-up or after a
+// refresh). A step-up that does not happen is a *ScopeError; a refresh
+// that fails is no error: the refusal stands, and tells the user to sign
+// in again.
+func (s *Session) answerRefusal(ctx context.Context, method string, status int, challenge http.Header, sent string, release func()) (retry bool, err error) {
+	ch, ok := BearerChallenge(challenge)
 	switch {
 	case ok && ch.Error() == "insufficient_scope":
 		need := ch.Scopes()
@@ -84,29 +113,28 @@ func (t *Transport) answerChallenge(req *http.Request, s *Session, method string
 			need = []string{scope}
 		}
 		if len(missing(need, s.Granted())) == 0 {
-			return resp, nil // the agent wants what is granted: nothing to ask for
+			return false, nil // the agent wants what is granted: nothing to ask for
 		}
-		drain(resp)
-		if err := s.StepUp(req.Context(), method, need); err != nil {
+		release()
+		if err := s.StepUp(ctx, method, need); err != nil {
 			var se *ScopeError
 			if errors.As(err, &se) {
-				se.Status = resp.StatusCode
+				se.Status = status
 			}
-			return nil, err
+			return false, err
 		}
-	case resp.StatusCode == http.StatusUnauthorized && (!ok || ch.Error() == "invalid_token" || ch.Error() == ""):
+		return true, nil
+	case status == http.StatusUnauthorized && (!ok || ch.Error() == "invalid_token" || ch.Error() == ""):
 		if sent == "" {
-			return resp, nil
+			return false, nil
 		}
-		if _, err := s.token(req.Context(), sent); err != nil {
-			return resp, nil // the 401 tells the user to sign in again
+		if _, err := s.token(ctx, sent); err != nil {
+			return false, nil //nolint:nilerr // the refusal stands: the user signs in again
 		}
-		drain(resp)
-	default:
-		return resp, nil
+		release()
+		return true, nil
 	}
-	resp, _, err := t.send(req, s, true)
-	return resp, err
+	return false, nil
 }
 
 // send sends a copy of req with the session's credential. retry takes a

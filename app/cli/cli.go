@@ -50,7 +50,7 @@ func commands() map[string]command {
 		"get":       {"get URL TASK [--history N]", cmdGet},
 		"cancel":    {"cancel URL TASK", cmdCancel},
 		"subscribe": {"subscribe URL TASK", cmdSubscribe},
-		"devagent":  {"devagent [--listen 127.0.0.1:PORT] [--bindings jsonrpc,http+json,grpc] [--grpc-listen 127.0.0.1:PORT]", cmdDevagent},
+		"devagent":  {"devagent [--listen 127.0.0.1:PORT] [--bindings jsonrpc,http+json,grpc] [--grpc-listen 127.0.0.1:PORT] [--sign-in]", cmdDevagent},
 	}
 }
 

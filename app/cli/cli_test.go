@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -172,25 +173,62 @@ func TestCancelAndSubscribe(t *testing.T) {
 	}
 }
 
+// The standalone reference agent; with --sign-in it prints a new bearer
+// token, API key and OAuth client and refuses calls without one, while
+// its card stays readable.
 func TestDevagentCommand(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, errb syncBuffer
-	done := make(chan int)
-	go func() { done <- cli.Run(ctx, []string{"devagent", "--listen", "127.0.0.1:0"}, &out, &errb) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "reference agent at") {
-		if time.Now().After(deadline) {
-			t.Fatalf("devagent printed nothing: %s %s", out.String(), errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(out.String())
-	if r := run(t, "card", url); r.code != cli.ExitOK {
-		t.Fatalf("card against the standalone agent: %d %s", r.code, r.stderr)
-	}
-	cancel()
-	if code := <-done; code != cli.ExitOK {
-		t.Fatalf("devagent exit %d", code)
+	for _, signIn := range []bool{false, true} {
+		t.Run(map[bool]string{false: "open", true: "sign-in"}[signIn], func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			var out, errb syncBuffer
+			done := make(chan int)
+			args := []string{"devagent", "--listen", "127.0.0.1:0", "--bindings", "http+json,jsonrpc"}
+			if signIn {
+				args = append(args, "--sign-in")
+			}
+			go func() { done <- cli.Run(ctx, args, &out, &errb) }()
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(out.String(), "reference agent at") {
+				if time.Now().After(deadline) {
+					t.Fatalf("devagent printed nothing: %s %s", out.String(), errb.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			url := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(out.String())
+			if r := run(t, "card", url); r.code != cli.ExitOK {
+				t.Fatalf("card against the standalone agent: %d %s", r.code, r.stderr)
+			}
+			r := run(t, "tasks", url)
+			if !signIn {
+				if r.code != cli.ExitOK {
+					t.Fatalf("tasks: %d %s", r.code, r.stderr)
+				}
+			} else {
+				if r.code != cli.ExitFailed || !strings.Contains(r.stderr, "401") {
+					t.Fatalf("tasks without sign-in: %d %s", r.code, r.stderr)
+				}
+				m := regexp.MustCompile(`bearer token: (\S+)\n(?s:.*)API key \(header X-API-Key\): (\S+)\n.*secret (\S+)\n`).FindStringSubmatch(out.String())
+				if m == nil {
+					t.Fatalf("no credentials printed: %s", out.String())
+				}
+				for _, h := range []http.Header{{"Authorization": {"Bearer " + m[1]}}, {"X-Api-Key": {m[2]}}, {}} {
+					req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+devagent.PathREST+"/tasks?A2A-Version=1.0", nil)
+					req.Header = h
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					resp.Body.Close()
+					if want := map[bool]int{true: 200, false: 401}[len(h) > 0]; resp.StatusCode != want {
+						t.Fatalf("with %v: HTTP %d, want %d", h, resp.StatusCode, want)
+					}
+				}
+			}
+			cancel()
+			if code := <-done; code != cli.ExitOK {
+				t.Fatalf("devagent exit %d", code)
+			}
+		})
 	}
 }
 

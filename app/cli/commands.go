@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 
@@ -267,7 +269,9 @@ func cmdSubscribe(ctx context.Context, e *env, args []string) int {
 
 func cmdDevagent(ctx context.Context, e *env, args []string) int {
 	var listen, grpcListen, bindings string
+	var signIn bool
 	if _, ok := e.flags("devagent", args, 0, func(fs *flag.FlagSet) {
+		fs.BoolVar(&signIn, "sign-in", false, "require sign-in on every binding with a new bearer token, API key and OAuth client (printed)")
 		fs.StringVar(&listen, "listen", "127.0.0.1:8765", "address to listen on")
 		fs.StringVar(&grpcListen, "grpc-listen", "", "address of the gRPC interface (its own port), e.g. 127.0.0.1:8766")
 		fs.StringVar(&bindings, "bindings", "jsonrpc", "bindings the card lists, in order: jsonrpc, http+json, grpc (comma-separated)")
@@ -292,11 +296,13 @@ func cmdDevagent(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	srv, err := devagent.Start(ctx, devagent.Config{Addr: listen, GRPCAddr: grpcListen, Handler: devagent.HandlerConfig{LiveKit: lk, Bindings: list}})
+	auth := demoAuth(signIn)
+	srv, err := devagent.Start(ctx, devagent.Config{Addr: listen, GRPCAddr: grpcListen, Handler: devagent.HandlerConfig{LiveKit: lk, Bindings: list, Auth: auth}})
 	if err != nil {
 		return e.fail(err)
 	}
 	defer srv.Close()
+	printDemoAuth(e.stdout, srv.URL(), auth)
 	fmt.Fprintf(e.stdout, "reference agent at %s (card: %s%s); Ctrl+C stops it\n", srv.URL(), srv.URL(), a2a.WellKnownCardPath)
 	fmt.Fprintf(e.stdout, "card lists: %s (HTTP+JSON at %s%s", strings.Join(list, ", "), srv.URL(), devagent.PathREST)
 	if g := srv.GRPCAddr(); g != "" {
@@ -308,4 +314,26 @@ func cmdDevagent(ctx context.Context, e *env, args []string) int {
 	}
 	<-ctx.Done()
 	return ExitOK
+}
+
+// demoAuth is --sign-in's credentials: a new bearer token, API key and
+// OAuth client; nil without --sign-in.
+func demoAuth(signIn bool) *devagent.AuthConfig {
+	if !signIn {
+		return nil
+	}
+	return &devagent.AuthConfig{
+		BearerTokens: []string{"bt-" + rand.Text()}, APIKeys: []string{"ak-" + rand.Text()},
+		OAuthClients: map[string]string{"aimdesk": "cs-" + rand.Text()},
+	}
+}
+
+// printDemoAuth tells the user the credentials to sign in with.
+func printDemoAuth(w io.Writer, base string, auth *devagent.AuthConfig) {
+	if auth == nil {
+		return
+	}
+	fmt.Fprintf(w, "sign-in required on every binding; bearer token: %s\n", auth.BearerTokens[0])
+	fmt.Fprintf(w, "API key (header %s): %s\n", devagent.DefaultAPIKeyHeader, auth.APIKeys[0])
+	fmt.Fprintf(w, "OAuth client credentials (token endpoint %s%s): client id aimdesk, secret %s\n", base, devagent.PathToken, auth.OAuthClients["aimdesk"])
 }

@@ -58,13 +58,16 @@ func (h *Handler) Card(base string) *a2a.AgentCard {
 			exts = append(exts, realtimeCardExtension())
 		}
 	}
+	schemes, reqs := h.securityOf(base)
 	return &a2a.AgentCard{
-		Name:                AgentName,
-		Description:         agentDesc,
-		SupportedInterfaces: h.interfaces(base),
-		Provider:            &a2a.AgentProvider{Organization: "aimdesk", URL: "https://github.com/aimdesk/aimdesk"},
-		Version:             AgentVersion,
-		DocumentationURL:    "https://github.com/aimdesk/aimdesk/blob/main/docs/aim-extension.md",
+		SecuritySchemes:      schemes,
+		SecurityRequirements: reqs,
+		Name:                 AgentName,
+		Description:          agentDesc,
+		SupportedInterfaces:  h.interfaces(base),
+		Provider:             &a2a.AgentProvider{Organization: "aimdesk", URL: "https://github.com/aimdesk/aimdesk"},
+		Version:              AgentVersion,
+		DocumentationURL:     "https://github.com/aimdesk/aimdesk/blob/main/docs/aim-extension.md",
 		Capabilities: a2a.AgentCapabilities{
 			Streaming:         &yes,
 			PushNotifications: &push, // see HandlerConfig.PushConfigs

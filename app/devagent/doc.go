@@ -38,6 +38,17 @@
 // requirements), BeforeContinue and Handler.ChangePlan ("the plan
 // changed"), RequirementTTL.
 //
+// # Sign-in
+//
+// With HandlerConfig.Auth set (auth.go; `aimdesk devagent --sign-in`)
+// every call on every binding needs a typed-in bearer token, an API key in
+// a header, or an OAuth access token from the agent's own token endpoint
+// (PathToken, client credentials); the card declares the schemes and stays
+// public. Refusals are HTTP 401 with a Bearer WWW-Authenticate challenge
+// (JSON-RPC; HTTP+JSON with a google.rpc.Status UNAUTHENTICATED body) or
+// gRPC UNAUTHENTICATED with the challenge as www-authenticate trailer
+// metadata. Handler.RevokeAccessTokens plays "the token expired early".
+//
 // # Realtime
 //
 // With HandlerConfig.LiveKit set (LiveKitFromEnv reads LIVEKIT_URL,

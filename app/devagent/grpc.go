@@ -22,7 +22,7 @@ import (
 // the call the JSON-RPC interface would get, so all bindings behave the
 // same.
 func (h *Handler) GRPCServer(opts ...grpc.ServerOption) *grpc.Server {
-	s := grpc.NewServer(opts...)
+	s := grpc.NewServer(append(h.grpcAuthOptions(), opts...)...)
 	a2apb.RegisterA2AServiceServer(s, &grpcService{h: h})
 	return s
 }

@@ -84,6 +84,10 @@ type HandlerConfig struct {
 	// requirement (as over HTTP+JSON and gRPC). For tests of the binding
 	// choice, which AIM agents do not have.
 	PlainA2A bool
+	// Auth, if set, makes every call on every binding need a credential
+	// (the card declares the schemes; the cards stay public): see
+	// AuthConfig. nil means anyone may call.
+	Auth *AuthConfig
 	// Hooks script the agent for tests. The zero value changes nothing.
 	Hooks Hooks
 }
@@ -155,6 +159,7 @@ type Handler struct {
 	ctx     context.Context // lives until Close; parent of every task's context
 	stop    context.CancelFunc
 	rt      realtime // realtime sessions (realtime.go)
+	tokens  tokens   // access tokens issued at PathToken (auth.go)
 }
 
 // schemaSet compiles the embedded wire schemas once per process: they are
@@ -189,9 +194,10 @@ func NewHandler(cfg HandlerConfig) *Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+PathCard, h.serveCard)
 	mux.HandleFunc("GET "+PathLegacyCard, h.serveLegacyCard)
-	mux.HandleFunc("POST "+PathV1, h.serveV1)
-	mux.HandleFunc("POST "+PathV03, h.serveV03)
-	mux.HandleFunc(PathREST+"/", h.serveREST)
+	mux.HandleFunc("POST "+PathV1, h.requireAuth(h.serveV1))
+	mux.HandleFunc("POST "+PathV03, h.requireAuth(h.serveV03))
+	mux.HandleFunc(PathREST+"/", h.requireAuth(h.serveREST))
+	mux.HandleFunc("POST "+PathToken, h.serveToken)
 	h.mux = mux
 	return h
 }

@@ -9,14 +9,17 @@ import (
 	"io"
 	"iter"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	grpcstatus "google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -143,22 +146,52 @@ func (t *Transport) client() (a2apb.A2AServiceClient, error) {
 
 // outgoing adds the service parameters and the sign-in's credentials as
 // metadata (A2A v1.0 §10.2: lowercase keys, extensions comma-separated).
-func outgoing(ctx context.Context, c *a2a.Client, method string) (context.Context, error) {
+// sent is the credentials' headers, for reauthorize.
+func outgoing(ctx context.Context, c *a2a.Client, method string) (octx context.Context, sent http.Header, err error) {
 	version, exts := c.ServiceParams(method)
 	md := metadata.Pairs("a2a-version", version)
 	if len(exts) > 0 {
 		md.Set("a2a-extensions", strings.Join(exts, ","))
 	}
 	if c.Credentials != nil {
-		h, err := c.Credentials(ctx, method)
+		sent, err = c.Credentials(ctx, method)
 		if err != nil {
-			return nil, fmt.Errorf("a2a: %s: %w", method, err)
+			return nil, nil, fmt.Errorf("a2a: %s: %w", method, err)
 		}
-		for k, vs := range h {
+		for k, vs := range sent {
 			md.Set(strings.ToLower(k), vs...)
 		}
 	}
-	return metadata.NewOutgoingContext(ctx, md), nil
+	return metadata.NewOutgoingContext(ctx, md), sent, nil
+}
+
+// reauthorize asks the client's Refused hook about err, the status of a
+// call that carried sent, when it is a refusal (UNAUTHENTICATED: 401,
+// PERMISSION_DENIED: 403); md is the answer's header and trailer metadata,
+// whose www-authenticate values are the challenge. true: make the call
+// once more.
+func reauthorize(ctx context.Context, c *a2a.Client, method string, err error, md metadata.MD, sent http.Header) (bool, error) {
+	if c.Refused == nil {
+		return false, nil
+	}
+	var status int
+	switch grpcstatus.Code(err) {
+	case codes.Unauthenticated:
+		status = http.StatusUnauthorized
+	case codes.PermissionDenied:
+		status = http.StatusForbidden
+	default:
+		return false, nil
+	}
+	challenge := http.Header{}
+	for _, v := range md.Get("www-authenticate") {
+		challenge.Add("WWW-Authenticate", v)
+	}
+	retry, rerr := c.Refused(ctx, method, status, challenge, sent)
+	if rerr != nil {
+		return false, fmt.Errorf("a2a: %s: %w", method, rerr)
+	}
+	return retry, nil
 }
 
 var (
@@ -209,26 +242,26 @@ func requestFor(method string, params any) (proto.Message, error) {
 }
 
 // invoke runs a unary method on the generated client.
-func invoke(ctx context.Context, cl a2apb.A2AServiceClient, method string, req proto.Message) (proto.Message, error) {
+func invoke(ctx context.Context, cl a2apb.A2AServiceClient, method string, req proto.Message, opts ...grpc.CallOption) (proto.Message, error) {
 	switch r := req.(type) {
 	case *a2apb.SendMessageRequest:
-		return cl.SendMessage(ctx, r)
+		return cl.SendMessage(ctx, r, opts...)
 	case *a2apb.GetTaskRequest:
-		return cl.GetTask(ctx, r)
+		return cl.GetTask(ctx, r, opts...)
 	case *a2apb.ListTasksRequest:
-		return cl.ListTasks(ctx, r)
+		return cl.ListTasks(ctx, r, opts...)
 	case *a2apb.CancelTaskRequest:
-		return cl.CancelTask(ctx, r)
+		return cl.CancelTask(ctx, r, opts...)
 	case *a2apb.TaskPushNotificationConfig:
-		return cl.CreateTaskPushNotificationConfig(ctx, r)
+		return cl.CreateTaskPushNotificationConfig(ctx, r, opts...)
 	case *a2apb.GetTaskPushNotificationConfigRequest:
-		return cl.GetTaskPushNotificationConfig(ctx, r)
+		return cl.GetTaskPushNotificationConfig(ctx, r, opts...)
 	case *a2apb.ListTaskPushNotificationConfigsRequest:
-		return cl.ListTaskPushNotificationConfigs(ctx, r)
+		return cl.ListTaskPushNotificationConfigs(ctx, r, opts...)
 	case *a2apb.DeleteTaskPushNotificationConfigRequest:
-		return cl.DeleteTaskPushNotificationConfig(ctx, r)
+		return cl.DeleteTaskPushNotificationConfig(ctx, r, opts...)
 	case *a2apb.GetExtendedAgentCardRequest:
-		return cl.GetExtendedAgentCard(ctx, r)
+		return cl.GetExtendedAgentCard(ctx, r, opts...)
 	}
 	return nil, fmt.Errorf("%w: %s is a streaming method", a2a.ErrNotSupportedByBinding, method)
 }
@@ -240,7 +273,8 @@ func observeRequest(c *a2a.Client, method string, req proto.Message) {
 	}
 }
 
-// Call implements a2a.Transport.
+// Call implements a2a.Transport. A call the agent refuses is made once
+// more when the client's Refused hook has refreshed or widened the sign-in.
 func (t *Transport) Call(ctx context.Context, c *a2a.Client, method string, params, result any) error {
 	req, err := requestFor(method, params)
 	if err != nil {
@@ -252,18 +286,32 @@ func (t *Transport) Call(ctx context.Context, c *a2a.Client, method string, para
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	octx, err := outgoing(ctx, c, method)
-	if err != nil {
-		return err
-	}
-	observeRequest(c, method, req)
-	watch := a2a.StartIdleWatch(c.Idle(), cancel)
-	defer watch.Stop()
-	resp, err := invoke(octx, cl, method, req)
-	if err != nil {
+	var resp proto.Message
+	for attempt := 0; ; attempt++ {
+		octx, sent, err := outgoing(ctx, c, method)
+		if err != nil {
+			return err
+		}
+		observeRequest(c, method, req)
+		var hdr, trl metadata.MD
+		watch := a2a.StartIdleWatch(c.Idle(), cancel)
+		resp, err = invoke(octx, cl, method, req, grpc.Header(&hdr), grpc.Trailer(&trl))
+		watch.Stop()
+		if err == nil {
+			break
+		}
+		retry := false
+		if attempt == 0 {
+			var rerr error
+			if retry, rerr = reauthorize(ctx, c, method, err, metadata.Join(hdr, trl), sent); rerr != nil {
+				return rerr
+			}
+		}
 		err = ErrorFromStatus(ctx, method, err)
 		c.Observe(a2a.Traffic{Direction: a2a.Incoming, Kind: "error", Method: method, Err: err})
-		return err
+		if !retry {
+			return err
+		}
 	}
 	raw, err := marshal.Marshal(resp)
 	if err != nil {
@@ -276,7 +324,9 @@ func (t *Transport) Call(ctx context.Context, c *a2a.Client, method string, para
 	return nil
 }
 
-// Stream implements a2a.Transport over a server-streaming call.
+// Stream implements a2a.Transport over a server-streaming call. A stream
+// the agent refuses before its first event is opened once more when the
+// client's Refused hook has refreshed or widened the sign-in.
 func (t *Transport) Stream(ctx context.Context, c *a2a.Client, method string, params any) iter.Seq2[*a2a.StreamResponse, error] {
 	return func(yield func(*a2a.StreamResponse, error) bool) {
 		req, err := requestFor(method, params)
@@ -291,52 +341,82 @@ func (t *Transport) Stream(ctx context.Context, c *a2a.Client, method string, pa
 		}
 		ctx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
-		octx, err := outgoing(ctx, c, method)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		observeRequest(c, method, req)
-		watch := a2a.StartIdleWatch(c.Idle(), cancel)
-		defer watch.Stop()
-		var st grpc.ServerStreamingClient[a2apb.StreamResponse]
-		switch r := req.(type) {
-		case *a2apb.SendMessageRequest:
-			st, err = cl.SendStreamingMessage(octx, r)
-		case *a2apb.SubscribeToTaskRequest:
-			st, err = cl.SubscribeToTask(octx, r)
-		default:
-			err = fmt.Errorf("%w: %s is not a streaming method", a2a.ErrNotSupportedByBinding, method)
-		}
-		if err != nil {
-			yield(nil, ErrorFromStatus(ctx, method, err))
-			return
-		}
-		for {
-			m, err := st.Recv()
+		for attempt := 0; ; attempt++ {
+			octx, sent, err := outgoing(ctx, c, method)
 			if err != nil {
-				if errors.Is(err, io.EOF) {
+				yield(nil, err)
+				return
+			}
+			observeRequest(c, method, req)
+			got, md, err := t.streamOnce(ctx, octx, cancel, cl, c, method, req, yield)
+			if err == nil {
+				return
+			}
+			retry := false
+			if attempt == 0 && !got {
+				var rerr error
+				if retry, rerr = reauthorize(ctx, c, method, err, md, sent); rerr != nil {
+					yield(nil, rerr)
 					return
 				}
-				yield(nil, ErrorFromStatus(ctx, method, err))
+			}
+			err = ErrorFromStatus(ctx, method, err)
+			if !retry {
+				yield(nil, err)
 				return
 			}
-			watch.Reset()
-			buf, err := marshal.Marshal(m) // fresh: decoded events may alias it
-			if err != nil {
-				yield(nil, fmt.Errorf("a2a: %s: %w: %w", method, a2a.ErrBadResponse, err))
-				return
+			c.Observe(a2a.Traffic{Direction: a2a.Incoming, Kind: "error", Method: method, Err: err})
+		}
+	}
+}
+
+// streamOnce opens the stream and yields its events until it ends. err is
+// the gRPC error that ended it (nil: it ended normally, or yield stopped
+// it, or an event could not be decoded, which was yielded); got reports
+// that an event was yielded; md is the answer's metadata when it failed.
+func (t *Transport) streamOnce(ctx, octx context.Context, cancel context.CancelCauseFunc, cl a2apb.A2AServiceClient, c *a2a.Client, method string,
+	req proto.Message, yield func(*a2a.StreamResponse, error) bool,
+) (got bool, md metadata.MD, err error) {
+	watch := a2a.StartIdleWatch(c.Idle(), cancel)
+	defer watch.Stop()
+	var st grpc.ServerStreamingClient[a2apb.StreamResponse]
+	switch r := req.(type) {
+	case *a2apb.SendMessageRequest:
+		st, err = cl.SendStreamingMessage(octx, r)
+	case *a2apb.SubscribeToTaskRequest:
+		st, err = cl.SubscribeToTask(octx, r)
+	default:
+		yield(nil, fmt.Errorf("%w: %s is not a streaming method", a2a.ErrNotSupportedByBinding, method))
+		return false, nil, nil
+	}
+	if err != nil {
+		return false, nil, err
+	}
+	for {
+		m, err := st.Recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return got, nil, nil
 			}
-			if c.Observing() {
-				c.Observe(a2a.Traffic{Direction: a2a.Incoming, Kind: "event", Method: method, Body: append([]byte(nil), buf...)})
-			}
-			ev, err := a2a.DecodeStreamResponse(buf)
-			if err != nil {
-				err = fmt.Errorf("a2a: %s: %w", method, err)
-			}
-			if !yield(ev, err) || err != nil {
-				return
-			}
+			hdr, _ := st.Header()
+			return got, metadata.Join(hdr, st.Trailer()), err
+		}
+		watch.Reset()
+		buf, err := marshal.Marshal(m) // fresh: decoded events may alias it
+		if err != nil {
+			yield(nil, fmt.Errorf("a2a: %s: %w: %w", method, a2a.ErrBadResponse, err))
+			return got, nil, nil
+		}
+		if c.Observing() {
+			c.Observe(a2a.Traffic{Direction: a2a.Incoming, Kind: "event", Method: method, Body: append([]byte(nil), buf...)})
+		}
+		ev, err := a2a.DecodeStreamResponse(buf)
+		if err != nil {
+			err = fmt.Errorf("a2a: %s: %w", method, err)
+		}
+		got = true
+		if !yield(ev, err) || err != nil {
+			return got, nil, nil
 		}
 	}
 }

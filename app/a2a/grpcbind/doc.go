@@ -10,7 +10,11 @@
 //
 // Service parameters travel as gRPC metadata: a2a-version,
 // a2a-extensions (comma-separated) and the sign-in's authorization or
-// API-key header from a2a.Client.Credentials. Errors are google.rpc.Status
+// API-key header from a2a.Client.Credentials. A call the agent refuses
+// (UNAUTHENTICATED, PERMISSION_DENIED; the challenge in www-authenticate
+// metadata) goes to a2a.Client.Refused, which may refresh or widen the
+// sign-in: then it is made once more, a stream only if refused before its
+// first event. Errors are google.rpc.Status
 // with a google.rpc.ErrorInfo (domain a2a-protocol.org, reason such as
 // TASK_NOT_FOUND); ErrorFromStatus maps them to the *a2a.RPCError the
 // JSON-RPC binding gives, UNAUTHENTICATED and PERMISSION_DENIED to an

@@ -59,7 +59,7 @@ func (t *Transport) send(ctx context.Context, c *a2a.Client, method string, para
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(a2a.WithMethod(ctx, method))
 	req, err := newRequest(ctx, c, method, rt, stream)
 	if err != nil {
 		cancel(nil)
