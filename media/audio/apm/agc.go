@@ -12,7 +12,9 @@ import "math"
 // whatever the capture carries after the canceller, residual echo included,
 // and applies its gain to all of it; its far-end input only slows the
 // gain's decay. Measured in the call it raised the residual echo along with
-// the user's voice and disturbed the canceller's delay estimation.
+// the user's voice and disturbed the canceller's delay estimation. (The
+// library's gain controller runs inside ProcessStream, so it cannot be kept
+// from a block the way this stage is.)
 //
 // This stage separates learning the gain from applying it:
 //
