@@ -35,11 +35,14 @@ type Settings struct {
 	// TrayNoticeShown records that the one-time "still running in the
 	// tray" notice was shown.
 	TrayNoticeShown bool
+	// MicAutoGain raises a quiet voice in calls (the echo canceller's
+	// automatic gain, media/audio/apm); on by default.
+	MicAutoGain bool
 }
 
 // DefaultSettings are the settings of a new install.
 func DefaultSettings() Settings {
-	return Settings{Theme: ThemeSystem, IdleTimeout: 60 * time.Second, Notify: true, KeepInTray: true}
+	return Settings{Theme: ThemeSystem, IdleTimeout: 60 * time.Second, Notify: true, KeepInTray: true, MicAutoGain: true}
 }
 
 const (
@@ -49,6 +52,7 @@ const (
 	keyKeepCallTranscripts = "keep_call_transcripts"
 	keyKeepInTray          = "keep_in_tray"
 	keyTrayNotice          = "tray_notice_shown"
+	keyMicAutoGain         = "mic_auto_gain"
 )
 
 func (c *Core) loadSettings(ctx context.Context) error {
@@ -75,6 +79,9 @@ func (c *Core) loadSettings(ctx context.Context) error {
 	if v, ok, _ := c.st.Setting(ctx, keyTrayNotice); ok {
 		s.TrayNoticeShown = v == "true"
 	}
+	if v, ok, _ := c.st.Setting(ctx, keyMicAutoGain); ok {
+		s.MicAutoGain = v != "false"
+	}
 	c.mu.Lock()
 	c.settings = s
 	c.mu.Unlock()
@@ -97,6 +104,7 @@ func (c *Core) SetSettings(ctx context.Context, s Settings) error {
 		keyTheme: string(s.Theme), keyIdleTimeout: strconv.FormatInt(s.IdleTimeout.Milliseconds(), 10), keyNotify: strconv.FormatBool(s.Notify),
 		keyKeepCallTranscripts: strconv.FormatBool(s.KeepCallTranscripts),
 		keyKeepInTray:          strconv.FormatBool(s.KeepInTray), keyTrayNotice: strconv.FormatBool(s.TrayNoticeShown),
+		keyMicAutoGain: strconv.FormatBool(s.MicAutoGain),
 	} {
 		if err := c.st.PutSetting(ctx, k, v); err != nil {
 			return fmt.Errorf("app: save settings: %w", err)

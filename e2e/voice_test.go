@@ -370,13 +370,30 @@ func startSession(t *testing.T) (context.Context, *aim.RealtimeSession, *lktest.
 	t.Helper()
 	lk := lktest.Start(t)
 	lksdk.SetLogger(protoLogger.GetDiscardLogger())
+	// The agent's goroutines (its LiveKit SDK's among them) may still log
+	// after the test ended; testing panics on a t.Logf then, which aborts
+	// the rest of a -count=N run: logging stops at clean-up.
+	var (
+		logMu sync.Mutex
+		ended bool
+	)
+	logf := func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		if !ended {
+			t.Logf(format, args...)
+		}
+	}
 	h := devagent.NewHandler(devagent.HandlerConfig{
 		LiveKit: &devagent.LiveKitConfig{URL: lk.URL, APIKey: lk.APIKey, APISecret: lk.APISecret},
-		Logf:    t.Logf,
+		Logf:    logf,
 	})
 	srv := httptest.NewServer(h)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(func() {
+		logMu.Lock()
+		ended = true
+		logMu.Unlock()
 		cancel()
 		_ = h.Close()
 		srv.Close()

@@ -419,7 +419,9 @@ func (c *Call) setupEcho() {
 	if !apm.Available || c.p.Mic.Raw || (c.p.Mic.Tone > 0 && micSourceHook == nil) {
 		return
 	}
-	p, err := apm.New(apm.CallConfig())
+	cfg := apm.CallConfig()
+	cfg.AutoGain = !c.p.Mic.NoAutoGain
+	p, err := apm.New(cfg)
 	if err != nil {
 		c.echoErr = err
 		c.log.Warn("no echo canceller: half-duplex without a headset", "err", err)

@@ -127,6 +127,9 @@ type MicOptions struct {
 	// PushToTalk starts in push-to-talk mode: audio is sent only while
 	// PushToTalk(ctx, true) is in effect.
 	PushToTalk bool
+	// NoAutoGain turns off the automatic gain that raises a quiet voice
+	// after the echo canceller (apm.Config.AutoGain; on by default).
+	NoAutoGain bool
 	// Raw sends the microphone as captured: no echo canceller, noise
 	// suppressor or high-pass filter (measurements of the sending path;
 	// echo handling then falls back to half-duplex without a headset).

@@ -129,6 +129,7 @@ type settingsForm struct {
 	notifyCheck *widget.Check
 	keepCheck   *widget.Check
 	trayCheck   *widget.Check
+	gainCheck   *widget.Check
 	pathLabel   *widget.Label
 	copyPathBtn *widget.Button
 	clearBtn    *widget.Button
@@ -183,6 +184,8 @@ func newSettingsForm(env *uiEnv) *settingsForm {
 	f.keepCheck.SetChecked(f.orig.KeepCallTranscripts)
 	f.trayCheck = widget.NewCheck("Keep running in the system tray when the window is closed", nil)
 	f.trayCheck.SetChecked(f.orig.KeepInTray)
+	f.gainCheck = widget.NewCheck("Raise a quiet microphone automatically", nil)
+	f.gainCheck.SetChecked(f.orig.MicAutoGain)
 
 	f.pathLabel = widget.NewLabel(env.core.DataPath())
 	f.pathLabel.Wrapping = fyne.TextWrapBreak
@@ -217,7 +220,7 @@ func newSettingsForm(env *uiEnv) *settingsForm {
 		widget.NewFormItem("Theme", f.themeRadio),
 		widget.NewFormItem("Idle timeout (seconds)", container.NewVBox(f.idleEntry, idleHelp)),
 		widget.NewFormItem("Notifications", container.NewVBox(f.notifyCheck, notifyHelp, f.trayCheck)),
-		widget.NewFormItem("Calls", container.NewVBox(f.keepCheck, keepHelp)),
+		widget.NewFormItem("Calls", container.NewVBox(f.keepCheck, keepHelp, f.gainCheck)),
 	)
 	dataHead := widget.NewLabel("Your local data")
 	dataHead.TextStyle = fyne.TextStyle{Bold: true}
@@ -257,6 +260,7 @@ func (f *settingsForm) values() (app.Settings, error) {
 	s := f.orig // settings this form does not show keep their values
 	s.Theme, s.IdleTimeout, s.Notify = settingsThemeOf(f.themeRadio.Selected), idle, f.notifyCheck.Checked
 	s.KeepCallTranscripts, s.KeepInTray = f.keepCheck.Checked, f.trayCheck.Checked
+	s.MicAutoGain = f.gainCheck.Checked
 	return s, nil
 }
 
@@ -359,6 +363,7 @@ func (f *settingsForm) clear() {
 			f.notifyCheck.SetChecked(s.Notify)
 			f.keepCheck.SetChecked(s.KeepCallTranscripts)
 			f.trayCheck.SetChecked(s.KeepInTray)
+			f.gainCheck.SetChecked(s.MicAutoGain)
 			f.showStatus("Local data cleared. Settings are back to their defaults.", widget.SuccessImportance)
 		})
 	}()

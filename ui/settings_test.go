@@ -126,9 +126,13 @@ func TestSettingsSaveAndPersist(t *testing.T) {
 		t.Fatal("call transcripts are kept by default")
 	}
 	test.Tap(f.keepCheck)
+	if !f.gainCheck.Checked {
+		t.Fatal("the microphone's automatic gain is off by default")
+	}
+	test.Tap(f.gainCheck)
 	opsTap(t, f.saveBtn, "Save")
 	h.waitFor("the save", func() bool { return closed })
-	want := app.Settings{Theme: app.ThemeDark, IdleTimeout: 42 * time.Second, Notify: false, KeepCallTranscripts: true, KeepInTray: true}
+	want := app.Settings{Theme: app.ThemeDark, IdleTimeout: 42 * time.Second, Notify: false, KeepCallTranscripts: true, KeepInTray: true, MicAutoGain: false}
 	if s := h.core.Settings(); s != want {
 		t.Errorf("core settings = %+v, want %+v", s, want)
 	}

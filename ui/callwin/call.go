@@ -545,6 +545,9 @@ func (cw *callWindow) joinParams(s callSession, g *aim.LiveKitGrant, ch callChoi
 	if ch.HalfDuplex {
 		p.HalfDuplex = media.HalfDuplexOn
 	}
+	if cw.env.Core != nil {
+		p.Mic.NoAutoGain = !cw.env.Core.Settings().MicAutoGain
+	}
 	return p
 }
 

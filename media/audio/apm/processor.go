@@ -51,13 +51,14 @@ func New(cfg Config) (*Processor, error) {
 		return nil, err
 	}
 	cc := C.aimdesk_apm_config{
-		sample_rate:     C.int(cfg.SampleRate),
-		channels:        C.int(cfg.Channels),
-		echo_cancel:     cbool(cfg.EchoCancel),
-		noise_suppress:  cbool(cfg.NoiseSuppress),
-		high_pass:       cbool(cfg.HighPass),
-		voice_detect:    cbool(cfg.VoiceDetect || cfg.AutoGain), // the gain adapts on voice only
-		extended_filter: cbool(cfg.ExtendedFilter),
+		sample_rate:      C.int(cfg.SampleRate),
+		channels:         C.int(cfg.Channels),
+		echo_cancel:      cbool(cfg.EchoCancel),
+		noise_suppress:   cbool(cfg.NoiseSuppress),
+		high_pass:        cbool(cfg.HighPass),
+		voice_detect:     cbool(cfg.VoiceDetect || cfg.AutoGain), // the gain adapts on voice only
+		extended_filter:  cbool(cfg.ExtendedFilter),
+		soft_double_talk: cbool(cfg.SoftDoubleTalk),
 	}
 	var code C.int
 	h := C.aimdesk_apm_new(&cc, &code)
@@ -137,6 +138,9 @@ func (p *Processor) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := Stats{Reverse: p.reverse, Capture: p.capture, Errors: p.errs}
+	if p.agc != nil {
+		s.AutoGain, s.AutoGainHeld = p.agc.gainDB, p.agc.farHeld
+	}
 	if p.h == nil {
 		return s
 	}
@@ -144,6 +148,7 @@ func (p *Processor) Stats() Stats {
 	if p.cstats.has_erle != 0 {
 		s.HasERLE, s.ERLE = true, float64(p.cstats.erle_db)
 	}
+	s.SoftDoubleTalk = p.cstats.soft_double_talk != 0
 	if p.cstats.has_delay != 0 {
 		s.HasDelay, s.Delay = true, time.Duration(p.cstats.delay_ms)*time.Millisecond
 	}

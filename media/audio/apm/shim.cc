@@ -23,6 +23,7 @@ struct aimdesk_apm {
 	int samples;  // per channel in 10 ms
 	bool echo;
 	bool vad;
+	bool soft; // soft_double_talk applied (0.3)
 #ifndef AIMDESK_APM1
 	webrtc::AudioFrame capture;
 	webrtc::AudioFrame reverse;
@@ -110,6 +111,53 @@ extern "C" const char *aimdesk_apm_library(void) { return "WebRTC APM 1 (AEC3)";
 // webrtc-audio-processing 0.3: the classic AEC, configured through the
 // component interfaces.
 
+// The classic AEC's core (aec_core.c of webrtc-audio-processing 0.3) is a
+// C struct behind EchoCancellation::aec_core(); these two functions are
+// exported by the library but declared only in its private headers.
+extern "C" {
+int WebRtcAec_extended_filter_enabled(struct AecCore *self);
+void WebRtcAec_enable_extended_filter(struct AecCore *self, int enable);
+}
+
+// soft_double_talk turns the extended filter (on when called) into a
+// 128 ms filter with the normal filter's nonlinear suppressor and a slower
+// filter adaptation (see Config.SoftDoubleTalk in apm.go for why and what
+// it measured). 0.3 has no API for it: the extended-filter flag selects the
+// filter length (num_partitions), the suppressor's minimum overdrive (3.0
+// instead of 1.0 at the lowest suppression level), the step size and the
+// delay handling together. This keeps num_partitions at 32, clears the
+// flag, and sets the normal step size (normal_mu) to 0.3 and its error
+// threshold to 1e-6 (the extended mode's).
+//
+// Fields of struct AecCore (aec_core_internal.h of 0.3), at their x86-64
+// offsets in Debian 12's libwebrtc-audio-processing1 0.3-1+b1:
+//   float normal_mu, normal_error_threshold;  at 0xd8dc
+//   int extended_filter_enabled, num_partitions;  at 0xdc34
+// Nothing is written unless every check holds: the flag and the partition
+// count follow WebRtcAec_enable_extended_filter (12/32 partitions), the
+// accessor reads the same flag, and the step size and threshold hold the
+// library's values for the 16 kHz band (0.5, 1.5e-6). Otherwise the
+// extended filter stays as it is and 0 is returned; 1 when applied.
+static int soft_double_talk(webrtc::EchoCancellation *ec) {
+	struct AecCore *core = ec->aec_core();
+	if (core == nullptr || WebRtcAec_extended_filter_enabled(core) != 1) return 0;
+	char *base = reinterpret_cast<char *>(core);
+	int *flag = reinterpret_cast<int *>(base + 0xdc34);
+	int *parts = flag + 1;
+	float *mu = reinterpret_cast<float *>(base + 0xd8dc);
+	float *thresh = mu + 1;
+	if (*flag != 1 || *parts != 32 || *mu != 0.5f || *thresh != 1.5e-6f) return 0;
+	WebRtcAec_enable_extended_filter(core, 0);
+	bool ok = *flag == 0 && *parts == 12 && WebRtcAec_extended_filter_enabled(core) == 0;
+	WebRtcAec_enable_extended_filter(core, 1);
+	ok = ok && *flag == 1 && *parts == 32 && WebRtcAec_extended_filter_enabled(core) == 1;
+	if (!ok) return 0;
+	*flag = 0; // num_partitions stays 32
+	*mu = 0.3f;
+	*thresh = 1e-6f;
+	return 1;
+}
+
 extern "C" aimdesk_apm *aimdesk_apm_new(const aimdesk_apm_config *cfg, int *err) {
 	*err = 0;
 	webrtc::Config config;
@@ -129,6 +177,7 @@ extern "C" aimdesk_apm *aimdesk_apm_new(const aimdesk_apm_config *cfg, int *err)
 	webrtc::StreamConfig sc(cfg->sample_rate, cfg->channels, false);
 	webrtc::ProcessingConfig pc = {{sc, sc, sc, sc}};
 	int rc = apm->Initialize(pc);
+	int soft = 0;
 	if (rc == webrtc::AudioProcessing::kNoError) {
 		rc = apm->high_pass_filter()->Enable(cfg->high_pass != 0);
 	}
@@ -141,6 +190,9 @@ extern "C" aimdesk_apm *aimdesk_apm_new(const aimdesk_apm_config *cfg, int *err)
 		ec->enable_metrics(true);
 		ec->enable_delay_logging(true);
 		rc = ec->Enable(true);
+		if (rc == webrtc::AudioProcessing::kNoError && cfg->extended_filter && cfg->soft_double_talk) {
+			soft = soft_double_talk(ec);
+		}
 	}
 	if (rc == webrtc::AudioProcessing::kNoError && cfg->noise_suppress) {
 		apm->noise_suppression()->set_level(webrtc::NoiseSuppression::kModerate);
@@ -165,6 +217,7 @@ extern "C" aimdesk_apm *aimdesk_apm_new(const aimdesk_apm_config *cfg, int *err)
 	a->samples = cfg->sample_rate / 100;
 	a->echo = cfg->echo_cancel != 0;
 	a->vad = cfg->voice_detect != 0;
+	a->soft = soft != 0;
 	for (webrtc::AudioFrame *f : {&a->capture, &a->reverse}) {
 		f->sample_rate_hz_ = a->rate;
 		f->num_channels_ = a->channels;
@@ -194,6 +247,14 @@ extern "C" int aimdesk_apm_capture(aimdesk_apm *a, int16_t *pcm, int n, int dela
 		// delays above 500 ms are clamped with a warning: not an error
 		a->apm->set_stream_delay_ms(delay_ms);
 	}
+	if (a->soft) {
+		// the library re-applies the extended filter's settings when it
+		// reinitialises (it should not: the format never changes)
+		struct AecCore *core = a->apm->echo_cancellation()->aec_core();
+		if (core == nullptr || WebRtcAec_extended_filter_enabled(core) != 0) {
+			a->soft = soft_double_talk(a->apm->echo_cancellation()) != 0;
+		}
+	}
 	int rc = a->apm->ProcessStream(&a->capture);
 	if (rc != webrtc::AudioProcessing::kNoError && rc != webrtc::AudioProcessing::kBadStreamParameterWarning) {
 		return rc < 0 ? rc : 0;
@@ -206,6 +267,7 @@ extern "C" int aimdesk_apm_capture(aimdesk_apm *a, int16_t *pcm, int n, int dela
 extern "C" void aimdesk_apm_get_stats(aimdesk_apm *a, aimdesk_apm_stats *s) {
 	memset(s, 0, sizeof *s);
 	if (!a->echo) return;
+	s->soft_double_talk = a->soft ? 1 : 0;
 	webrtc::EchoCancellation *ec = a->apm->echo_cancellation();
 	webrtc::EchoCancellation::Metrics m;
 	if (ec->GetMetrics(&m) == webrtc::AudioProcessing::kNoError && m.echo_return_loss_enhancement.average != -100) {

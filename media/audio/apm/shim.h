@@ -21,6 +21,7 @@ typedef struct {
 	int high_pass;
 	int voice_detect;
 	int extended_filter; // 0.3 only (AEC3 has no such switch)
+	int soft_double_talk; // 0.3 only, with extended_filter (Config.SoftDoubleTalk)
 } aimdesk_apm_config;
 
 typedef struct {
@@ -28,6 +29,7 @@ typedef struct {
 	double erle_db;
 	int has_delay;
 	int delay_ms;
+	int soft_double_talk; // Config.SoftDoubleTalk is in effect
 } aimdesk_apm_stats;
 
 // aimdesk_apm_new creates a processor; on failure it returns NULL and sets
