@@ -35,9 +35,15 @@ type Decoder interface {
 
 // Config configures a Buffer. The zero value works.
 type Config struct {
-	// MinDelay and MaxDelay bound the target playout delay; 0 means 10 ms
-	// and 120 ms.
+	// MinDelay and MaxDelay bound the target playout delay; 0 means 20 ms
+	// and 120 ms. MinDelay is the floor while the link loses packets: a
+	// lost frame can be recovered from the next packet's in-band FEC only
+	// if that packet is already here, a frame (20 ms) later.
 	MinDelay, MaxDelay time.Duration
+	// CleanMinDelay is the floor on a clean link: no packet missing for
+	// CleanAfter (0: 5 s, counted from the first packet). 0 means 10 ms;
+	// it is never above MinDelay.
+	CleanMinDelay, CleanAfter time.Duration
 	// Window is how much recent arrival history the target delay is
 	// estimated from; 0 means 2 s.
 	Window time.Duration
@@ -87,6 +93,7 @@ type Buffer struct {
 	overFrames         int   // consecutive frames played more than 25 ms above the target
 	gapRun             int64 // samples of silence while active
 	lastArrS           int64 // arrival of the newest packet, samples since base
+	lossAt             int64 // arrival (samples since base) when a packet was last found missing
 	prevArrS, prevTS   int64 // for the RFC 3550 jitter
 	havePrev           bool
 	jit                float64 // RFC 3550 jitter, samples
@@ -121,9 +128,10 @@ type delaySample struct{ arr, r int64 } // arrival and arrival-minus-timestamp, 
 type counters struct {
 	packets, late, dups, overflow                             atomic.Uint64
 	decoded, concealed, fec, dropped, underruns, silentFrames atomic.Uint64
-	inserted                                                  atomic.Int64 // samples
+	inserted, accelSamples                                    atomic.Int64 // samples
+	accelerated                                               atomic.Uint64
 	expected, received                                        atomic.Int64
-	jitter, delay, target, maxGap                             atomic.Int64 // samples
+	jitter, delay, target, lead, maxGap                       atomic.Int64 // samples
 	activeSamples, gapSamples                                 atomic.Int64
 }
 
@@ -136,6 +144,13 @@ func New(cfg Config) (*Buffer, error) {
 		cfg.MaxDelay = 120 * time.Millisecond
 	}
 	cfg.MaxDelay = max(cfg.MaxDelay, cfg.MinDelay)
+	if cfg.CleanMinDelay <= 0 {
+		cfg.CleanMinDelay = 10 * time.Millisecond
+	}
+	cfg.CleanMinDelay = min(cfg.CleanMinDelay, cfg.MinDelay)
+	if cfg.CleanAfter <= 0 {
+		cfg.CleanAfter = 5 * time.Second
+	}
 	if cfg.Window <= 0 {
 		cfg.Window = 2 * time.Second
 	}
@@ -259,6 +274,9 @@ func (b *Buffer) accept(s *slot) {
 		b.st.dups.Add(1)
 		return
 	}
+	if seq > b.highest+1 {
+		b.lossAt = arrS // a packet is missing (lost, or late): FEC needs the floor
+	}
 	if seq > b.highest {
 		sh := seq - b.highest
 		if sh >= 64 {
@@ -352,7 +370,11 @@ func (b *Buffer) addDelay(arrS, r int64) {
 	slices.Sort(v)
 	idx := int(float64(k-1) * b.cfg.Percentile)
 	cand := v[idx] - minR + samples(safety)
-	cand = max(samples(b.cfg.MinDelay), min(samples(b.cfg.MaxDelay), cand))
+	floor := samples(b.cfg.MinDelay)
+	if b.clean(arrS) {
+		floor = samples(b.cfg.CleanMinDelay)
+	}
+	cand = max(floor, min(samples(b.cfg.MaxDelay), cand))
 	if cand >= b.target || b.estAt == 0 {
 		b.target = cand
 	} else {
@@ -363,6 +385,16 @@ func (b *Buffer) addDelay(arrS, r int64) {
 	b.minR = minR
 	b.st.target.Store(b.target)
 }
+
+// clean reports whether no packet has gone missing for CleanAfter before
+// arrS (samples since the first packet): the link neither loses nor
+// reorders. Only then is the floor CleanMinDelay and is the playout
+// shortened down to its goal (accelerate): with loss, FEC needs a frame of
+// delay, and the slack the band [goal, goal+25 ms] leaves above a jittery
+// link's goal keeps packets from coming too late (TestVoiceBenchImpaired:
+// with frames shortened down to the goal on its 5 % loss and 0–30 ms
+// jitter, 7.9 % of the frames were concealed instead of about 6 %).
+func (b *Buffer) clean(arrS int64) bool { return arrS-b.lossAt > samples(b.cfg.CleanAfter) }
 
 // first returns the stored packet with the lowest sequence number at or
 // after nextSeq, or nil.
@@ -403,6 +435,7 @@ func (b *Buffer) produce() {
 	}
 	b.st.delay.Store(max(cur, 0))
 	b.st.target.Store(b.goal())
+	b.st.lead.Store(b.lead)
 	fl := b.frameLen
 	// the band [target, target+25 ms] is left alone; below it the playout
 	// is stretched back up to the target, above it a frame is dropped: at
@@ -478,6 +511,15 @@ func (b *Buffer) produce() {
 				continue
 			}
 			b.flen = n
+			// a little above the band's floor: shorten the frame by a
+			// pitch period or so (see accelerate), never below the goal
+			if excess >= samples(accelAbove) && b.clean(b.lastArrS) {
+				if k := accelerate(b.pcm[:n], int(excess-samples(accelKeep)), quiet); k > 0 {
+					b.flen = n - k
+					b.st.accelerated.Add(1)
+					b.st.accelSamples.Add(int64(k))
+				}
+			}
 			b.lastQuiet = quiet
 			b.consecConceal = 0
 			b.st.decoded.Add(1)
@@ -642,10 +684,13 @@ type Stats struct {
 	FECRecovered uint64        // lost frames recovered from the next packet's FEC
 	Inserted     uint64        // audio inserted to grow the delay (drift, jitter), in 20 ms frames (rounded up)
 	Dropped      uint64        // frames dropped to shrink the delay (drift)
+	Accelerated  uint64        // frames shortened (time-compressed) to shrink the delay
+	AccelTime    time.Duration // audio removed by those
 	Underruns    uint64        // pulls that found nothing while the stream was active
 	Jitter       time.Duration // RFC 3550 interarrival jitter
 	Delay        time.Duration // current playout delay above the fastest packet
-	TargetDelay  time.Duration
+	TargetDelay  time.Duration // the delay aimed at: the network's part plus DeviceLead
+	DeviceLead   time.Duration // the part of TargetDelay that covers the device pulling ahead of its steady clock
 	MaxGap       time.Duration // longest silence while the stream was active
 	Active       time.Duration // playout time while the stream was active
 	GapTime      time.Duration // total silence while active
@@ -681,8 +726,10 @@ func (b *Buffer) Stats() Stats {
 		Packets: c.packets.Load(), Expected: c.expected.Load(), Received: c.received.Load(),
 		Late: c.late.Load(), Duplicates: c.dups.Load(), Overflow: c.overflow.Load(),
 		Decoded: c.decoded.Load(), Concealed: c.concealed.Load(), FECRecovered: c.fec.Load(),
-		Inserted: uint64((c.inserted.Load() + stdFrame - 1) / stdFrame), Dropped: c.dropped.Load(), Underruns: c.underruns.Load(),
+		Inserted: uint64((c.inserted.Load() + stdFrame - 1) / stdFrame), Dropped: c.dropped.Load(),
+		Accelerated: c.accelerated.Load(), AccelTime: Dur(c.accelSamples.Load()), Underruns: c.underruns.Load(),
 		Jitter: Dur(c.jitter.Load()), Delay: Dur(c.delay.Load()), TargetDelay: Dur(c.target.Load()),
-		MaxGap: Dur(c.maxGap.Load()), Active: Dur(c.activeSamples.Load()), GapTime: Dur(c.gapSamples.Load()),
+		DeviceLead: Dur(c.lead.Load()),
+		MaxGap:     Dur(c.maxGap.Load()), Active: Dur(c.activeSamples.Load()), GapTime: Dur(c.gapSamples.Load()),
 	}
 }
