@@ -108,6 +108,8 @@ type Buffer struct {
 	pcm                [maxFrame]int16
 	pos, flen          int
 	pulled             int64 // samples handed out by Read: the device's clock
+	blockAt, blockLen  int64 // pulled at the start of the current pull, and its length
+	clkAt              int64 // blockAt at the last clock update
 	clkOff             int64 // wall clock minus pulled, smoothed
 	clkInit            bool
 	lead               int64 // how far ahead of the wall clock the device pulls (max, decaying)
@@ -203,6 +205,7 @@ func (b *Buffer) Push(p Packet) bool {
 // len(out): decoded audio, concealment, or silence. It is meant for the
 // playback callback: it never blocks and does not allocate.
 func (b *Buffer) Read(out []int16) int {
+	b.blockAt, b.blockLen = b.pulled, int64(len(out))
 	for i := 0; i < len(out); {
 		if b.pos >= b.flen {
 			b.produce()
@@ -220,15 +223,29 @@ func (b *Buffer) Read(out []int16) int {
 // adapting offset. A device calls back in bursts (a late callback, then
 // several at once); its sample count is steady, so the playout decisions
 // do not jitter with the callbacks. A stall of over 100 ms resyncs.
+//
+// The clock is read at the start of the pull (blockAt) for every frame
+// the pull starts: a pull's samples are all handed over at once, so a
+// frame starting later in it must be here just as early (its packet had
+// that much less time to arrive), and the delay is measured from there.
+// Measured at the frame's own first sample instead, a frame starting
+// mid-pull (after a stretch or a shortened frame) looked pulled ahead by
+// its offset, and the lead kept up to 10 ms of that on top of the target
+// (TestTrueDelay). Stretching and shortening work with the pulls: see
+// produce.
 func (b *Buffer) nowS() int64 {
+	if b.clkInit && b.clkAt == b.blockAt {
+		return b.blockAt + b.clkOff // a second frame in the same pull
+	}
+	b.clkAt = b.blockAt
 	wall := (b.cfg.Now().UnixNano() - b.base) * Rate / int64(time.Second)
-	err := wall - (b.pulled + b.clkOff)
+	err := wall - (b.blockAt + b.clkOff)
 	if !b.clkInit || err > Rate/10 || err < -Rate/10 {
-		b.clkOff, b.clkInit = wall-b.pulled, true
+		b.clkOff, b.clkInit = wall-b.blockAt, true
 	} else {
 		b.clkOff += err / 32
 	}
-	now := b.pulled + b.clkOff
+	now := b.blockAt + b.clkOff
 	// audio pulled ahead of its play time must already be here: the
 	// delay has to cover that lead as well as the network's jitter
 	if lead := now - wall; lead > b.lead {
@@ -444,16 +461,18 @@ func (b *Buffer) produce() {
 	// quiet frame to drop, does not keep 45 ms of extra delay for ever)
 	low := b.goal()
 	if !b.lastQuiet {
-		low -= samples(5 * time.Millisecond)
+		low -= samples(loudSlack)
 	}
 	if cur < low && b.active {
-		// too close to the edge: stretch by what is missing up to the
-		// target, in 2.5 ms steps (the Opus PLC unit), at most a frame.
-		// A whole frame every time (the first version) overshot by up to
+		// too close to the edge: stretch to the start of the next pull
+		// (rounded up to 2.5 ms, the Opus PLC unit): the delay is measured
+		// at the pull's start (nowS), so only reaching the next pull gives
+		// the packets more time, a pull's length (10 ms) each time. A
+		// whole frame every time (the first version) overshot by up to
 		// 20 ms, and the band then kept that extra delay: on loopback the
 		// playout sat about 17 ms above its target
 		// (TestPlayoutDelayStaysNearTarget).
-		n := int(min(int64(fl), (b.goal()-cur+119)/120*120))
+		n := int(min(int64(fl), (b.blockLen-b.offset()+119)/120*120))
 		n = max(n, 120)
 		b.st.inserted.Add(int64(n))
 		if b.lastQuiet {
@@ -513,8 +532,8 @@ func (b *Buffer) produce() {
 			b.flen = n
 			// a little above the band's floor: shorten the frame by a
 			// pitch period or so (see accelerate), never below the goal
-			if excess >= samples(accelAbove) && b.clean(b.lastArrS) {
-				if k := accelerate(b.pcm[:n], int(excess-samples(accelKeep)), quiet); k > 0 {
+			if maxL := b.accelMax(excess); maxL > 0 && b.clean(b.lastArrS) {
+				if k := accelerate(b.pcm[:n], maxL, quiet); k > 0 {
 					b.flen = n - k
 					b.st.accelerated.Add(1)
 					b.st.accelSamples.Add(int64(k))
@@ -732,4 +751,34 @@ func (b *Buffer) Stats() Stats {
 		DeviceLead: Dur(c.lead.Load()),
 		MaxGap:     Dur(c.maxGap.Load()), Active: Dur(c.activeSamples.Load()), GapTime: Dur(c.gapSamples.Load()),
 	}
+}
+
+// loudSlack is how far below the goal a loud playout may sit before it is
+// stretched (a stretch of loud audio is PLC, which is heard). The delay is
+// measured at the start of the pull (see nowS), so the slack comes out of
+// the target's 5 ms safety: at 5 ms the drift +0.5 % case ran at the bare
+// 97th percentile and underran every 2 s.
+const loudSlack = 2500 * time.Microsecond
+
+// offset is where in the current pull the frame being produced starts.
+func (b *Buffer) offset() int64 { return b.pulled - b.blockAt }
+
+// accelMax is the most a frame starting now may be shortened by (0: not
+// at all), excess being its delay above the goal. A frame starting at
+// offset o in a pull may lose up to o for free: the next frame then
+// starts earlier in a later pull, which asks for it no sooner, so the
+// delay measured at the pulls does not change and only the latency
+// falls. Shortening more moves the next frame into an earlier pull, a
+// whole pull's length (10 ms) closer to its packet: only when the delay
+// stays above the stretching threshold after that (then the following
+// frames take the rest of the pull for free).
+func (b *Buffer) accelMax(excess int64) int {
+	o := b.offset()
+	if o >= accelMinLag {
+		return int(o)
+	}
+	if excess >= max(b.blockLen-samples(loudSlack), samples(accelAbove)) {
+		return accelMaxLag
+	}
+	return 0
 }
