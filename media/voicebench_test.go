@@ -3,6 +3,7 @@
 package media
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sort"
@@ -86,14 +87,17 @@ type vbRun struct {
 	concealedKnown bool
 	from, to       time.Time
 	delay, target  []float64 // the playout's delay and target, ms, sampled every 250 ms
+	lead           []float64 // the device's part of the target, ms
+	underruns      uint64    // the playout's underruns over the run
 }
 
 // logPlayout logs the jitter buffer's delay and target over the run.
 func (r vbRun) logPlayout(t *testing.T) {
 	t.Helper()
-	t.Logf("playout delay p10 %.1f p50 %.1f p90 %.1f ms; target (with the device's pull-ahead) p10 %.1f p50 %.1f p90 %.1f ms",
+	t.Logf("playout delay p10 %.1f p50 %.1f p90 %.1f ms; target (with the device's pull-ahead) p10 %.1f p50 %.1f p90 %.1f ms; of which the device's pull-ahead p10 %.1f p50 %.1f p90 %.1f ms; %d underruns",
 		percentile(r.delay, 10), percentile(r.delay, 50), percentile(r.delay, 90),
-		percentile(r.target, 10), percentile(r.target, 50), percentile(r.target, 90))
+		percentile(r.target, 10), percentile(r.target, 50), percentile(r.target, 90),
+		percentile(r.lead, 10), percentile(r.lead, 50), percentile(r.lead, 90), r.underruns)
 }
 
 // runVoiceBench joins srv's room with a checker publishing marks, calls
@@ -169,6 +173,10 @@ func runVoiceBench(t *testing.T, srv *lktest.Server, room string, d time.Duratio
 	time.Sleep(time.Second)
 	var r vbRun
 	c0, p0, ok0 := vbConcealed(call)
+	var u0 uint64
+	if st := call.State().Stats; st != nil {
+		u0 = st.Underruns
+	}
 	gaps.setOn(true)
 	r.from = time.Now()
 	for end := r.from.Add(d); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
@@ -176,12 +184,21 @@ func runVoiceBench(t *testing.T, srv *lktest.Server, room string, d time.Duratio
 			r.delay = append(r.delay, float64(st.Delay)/float64(time.Millisecond))
 			r.target = append(r.target, float64(st.TargetDelay)/float64(time.Millisecond))
 		}
+		_ = call.do(context.Background(), func() error {
+			for _, ra := range call.subs {
+				r.lead = append(r.lead, float64(ra.sub.Stats().DeviceLead)/float64(time.Millisecond))
+			}
+			return nil
+		})
 	}
 	r.to = time.Now()
 	// marks spoken just before the end are still on their way
 	time.Sleep(1500 * time.Millisecond)
 	gaps.setOn(false)
 	c1, p1, ok1 := vbConcealed(call)
+	if st0, st1 := u0, call.State().Stats; st1 != nil {
+		r.underruns = st1.Underruns - st0
+	}
 	if ok0 && ok1 {
 		r.concealedKnown, r.concealed, r.played = true, c1-c0, p1-p0
 	}

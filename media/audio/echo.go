@@ -24,6 +24,16 @@ type EchoCanceller interface {
 	ProcessCapture(block []int16, delay time.Duration) (voice bool, err error)
 }
 
+// EchoPairCanceller is an EchoCanceller that also takes a whole 20 ms frame
+// in one call: ProcessReverse(rev0), ProcessCapture(cap0, d0),
+// ProcessReverse(rev1), ProcessCapture(cap1, d1), a nil rev being no
+// far-end block (e.g. *apm.Processor: one cgo call instead of up to four,
+// which matters for the CPU a call costs, see docs/media.md).
+type EchoPairCanceller interface {
+	EchoCanceller
+	ProcessPair(rev0, cap0 []int16, d0 time.Duration, rev1, cap1 []int16, d1 time.Duration) (voice bool, err error)
+}
+
 // EchoConfig connects a Publisher to an echo canceller.
 type EchoConfig struct {
 	Canceller EchoCanceller
@@ -113,6 +123,8 @@ const leadSmoothing = 0.01
 type echoState struct {
 	cfg   EchoConfig
 	block []int16 // one far-end block
+	pair  EchoPairCanceller
+	rev   [2][]int16 // far-end blocks of a pair
 
 	primed bool    // the far-end lead has been reached once
 	lead   float64 // running average of the far-end lead, samples
@@ -127,7 +139,12 @@ func newEchoState(cfg *EchoConfig) *echoState {
 	if cfg == nil || cfg.Canceller == nil {
 		return nil
 	}
-	return &echoState{cfg: *cfg, block: make([]int16, echoBlockSamples), delay: -1}
+	e := &echoState{cfg: *cfg, block: make([]int16, echoBlockSamples), delay: -1}
+	if pc, ok := cfg.Canceller.(EchoPairCanceller); ok {
+		e.pair = pc
+		e.rev = [2][]int16{make([]int16, echoBlockSamples), make([]int16, echoBlockSamples)}
+	}
+	return e
 }
 
 // trim drops stale far-end audio (see farMax); queued is the number of
@@ -145,31 +162,39 @@ func (e *echoState) trim(queued int) {
 // the lead (see farKeep); queued is the number of capture samples waiting
 // behind the block about to be processed.
 func (e *echoState) feed(queued int) {
+	if e.take(queued, e.block) {
+		if err := e.cfg.Canceller.ProcessReverse(e.block); err != nil {
+			e.errs.Add(1)
+		}
+	}
+}
+
+// take reads into dst the far-end block feed would hand to the canceller
+// and reports whether there was one.
+func (e *echoState) take(queued int, dst []int16) bool {
 	far := e.cfg.FarEnd
 	if far == nil {
-		return
+		return false
 	}
 	l := far.Len()
 	if !e.primed {
-		if l < farKeep+len(e.block) {
-			return
+		if l < farKeep+len(dst) {
+			return false
 		}
 		e.primed = true
 		e.lead = float64(l - queued)
 	}
 	e.lead += leadSmoothing * (float64(l-queued) - e.lead)
-	if l < len(e.block) {
+	if l < len(dst) {
 		e.dry.Add(1)
-		return
+		return false
 	}
-	if e.lead > float64(farDrift) && l >= 2*len(e.block) {
-		e.trimmed.Add(uint64(far.Skip(len(e.block)))) // #nosec G115 -- positive count
-		e.lead -= float64(len(e.block))
+	if e.lead > float64(farDrift) && l >= 2*len(dst) {
+		e.trimmed.Add(uint64(far.Skip(len(dst)))) // #nosec G115 -- positive count
+		e.lead -= float64(len(dst))
 	}
-	far.Read(e.block)
-	if err := e.cfg.Canceller.ProcessReverse(e.block); err != nil {
-		e.errs.Add(1)
-	}
+	far.Read(dst)
+	return true
 }
 
 // smoothDelay adds one block's delay (samples) to the running average and
@@ -197,6 +222,9 @@ func (p *Publisher) processCapture(frame []int16) (voice bool) {
 	}
 
 	n := echoBlockSamples
+	if e.pair != nil && len(frame) == 2*n {
+		return p.processPair(frame, dev)
+	}
 	for off := 0; off+n <= len(frame); off += n {
 		behind := len(frame) - off - n + p.ring.Len()
 		e.trim(behind)
@@ -211,6 +239,32 @@ func (p *Publisher) processCapture(frame []int16) (voice bool) {
 			e.errs.Add(1)
 		}
 		voice = voice || v
+	}
+	return voice
+}
+
+// processPair is processCapture for a canceller that takes a 20 ms frame
+// in one call: the same far-end blocks and delays, one call.
+func (p *Publisher) processPair(frame []int16, dev time.Duration) (voice bool) {
+	e := p.echo
+	n := echoBlockSamples
+	var rev [2][]int16
+	var delay [2]time.Duration
+	for i := range 2 {
+		behind := len(frame) - (i+1)*n + p.ring.Len()
+		e.trim(behind)
+		if e.take(behind, e.rev[i]) {
+			rev[i] = e.rev[i]
+		}
+		unfed := 0
+		if e.cfg.FarEnd != nil {
+			unfed = e.cfg.FarEnd.Len()
+		}
+		delay[i] = e.smoothDelay(SamplesPer(dev) + behind - unfed)
+	}
+	voice, err := e.pair.ProcessPair(rev[0], frame[:n], delay[0], rev[1], frame[n:], delay[1])
+	if err != nil {
+		e.errs.Add(1)
 	}
 	return voice
 }

@@ -94,7 +94,14 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	return p, nil
 }
 
+// notify is the sources' wake-up call, made after every write (every
+// 10 ms capture period). The drain works in 20 ms frames, so it is woken
+// only when a whole frame is waiting: every other period's wake-up (a
+// goroutine handoff, often a thread wake-up) would find nothing to do.
 func (p *Publisher) notify() {
+	if p.ring.Len() < FrameSamples {
+		return
+	}
 	select {
 	case p.wake <- struct{}{}:
 	default:
@@ -164,7 +171,9 @@ func (p *Publisher) run() {
 	defer close(p.done)
 	frame := make([]int16, FrameSamples)
 	silence := make([]int16, FrameSamples)
-	t := time.NewTicker(50 * time.Millisecond) // safety net if a wake-up is lost
+	// safety net only: notify cannot lose a wake-up (a full channel means
+	// one is pending), so this rarely finds work
+	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	for {
 		select {

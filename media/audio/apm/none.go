@@ -30,3 +30,8 @@ func (*Processor) Stats() Stats { return Stats{} }
 
 // Close does nothing.
 func (*Processor) Close() error { return nil }
+
+// ProcessPair fails with ErrUnavailable.
+func (*Processor) ProcessPair(_, _ []int16, _ time.Duration, _, _ []int16, _ time.Duration) (bool, error) {
+	return false, ErrUnavailable
+}

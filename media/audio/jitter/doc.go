@@ -15,7 +15,11 @@
 //     delay variation (a high percentile over a sliding window, clamped to
 //     [Config.MinDelay, Config.MaxDelay]); it rises at once and falls slowly;
 //   - clock drift between sender and playback device is absorbed by
-//     dropping or inserting single frames, preferably in quiet passages;
+//     stretching (PLC or silence, to the next device pull) and, on a clean
+//     link, by shortening decoded frames by a pitch period (accelerate,
+//     see accel.go); whole frames are dropped only far above the target;
+//   - the floor of the target is 20 ms while packets go missing (in-band
+//     FEC needs the next packet to be here) and 10 ms on a clean link;
 //   - consecutive sequence numbers with a timestamp jump are Opus DTX
 //     (silence), not loss; RTP sequence numbers and timestamps wrap.
 //

@@ -1,0 +1,135 @@
+package jitter
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+)
+
+// tagDecoder "decodes" every packet into the same periodic frame (a 200 Hz
+// tone, which accelerate can shorten) whose first sample is a marker far
+// above the tone: the output shows when each frame starts playing.
+type tagDecoder struct{}
+
+const tagMark = 30000
+
+func (tagDecoder) Decode(_ []byte, pcm []int16) (int, error) {
+	for i := range stdFrame {
+		pcm[i] = int16(12000 * math.Sin(2*math.Pi*float64(i)/240))
+	}
+	pcm[0] = tagMark
+	return stdFrame, nil
+}
+func (tagDecoder) DecodeFEC(_ []byte, pcm []int16) error { clear(pcm); return nil }
+func (tagDecoder) DecodePLC(pcm []int16) error           { clear(pcm); return nil }
+
+// trueDelays plays packets sent every 20 ms (arriving base + jitter
+// later) through a buffer pulled every 10 ms (pullAt) and returns, for
+// every played sample from 'from' on, the time from the sample's capture
+// (the end of its frame, as a sender hands it on) to its play time (the
+// pull's time plus its offset in the pull).
+func trueDelays(t *testing.T, dur, from, jit time.Duration, pullAt func(i int) time.Duration) []float64 {
+	t.Helper()
+	type pkt struct {
+		at time.Duration
+		k  int
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	var arr []pkt
+	for k := 0; time.Duration(k)*20*time.Millisecond < dur; k++ {
+		send := time.Duration(k+1) * 20 * time.Millisecond // handed on when complete
+		arr = append(arr, pkt{send + 1*time.Millisecond + time.Duration(rng.Int64N(int64(jit)+1)), k})
+	}
+	sort.SliceStable(arr, func(i, j int) bool { return arr[i].at < arr[j].at })
+	epoch := time.Unix(1_700_000_000, 0)
+	var now time.Duration
+	b, err := New(Config{Now: func() time.Time { return epoch.Add(now) }, Decoder: tagDecoder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := make([]int16, idleFrame)
+	next, lastK := 0, -1
+	var out []float64
+	payload := make([]byte, 8)
+	for i := 0; ; i++ {
+		now = time.Duration(i) * 10 * time.Millisecond
+		if pullAt != nil {
+			now = pullAt(i)
+		}
+		if now >= dur {
+			break
+		}
+		for next < len(arr) && arr[next].at <= now {
+			a := arr[next]
+			binary.LittleEndian.PutUint32(payload, uint32(a.k))
+			b.Push(Packet{Seq: uint16(a.k), TS: uint32(a.k * stdFrame), Arrival: epoch.Add(a.at).UnixNano(), Payload: payload})
+			next++
+		}
+		b.Read(block)
+		for j, v := range block {
+			if v < 25000 { // not a frame's first sample
+				continue
+			}
+			lastK++ // lossless: frames start in order
+			if now < from {
+				continue
+			}
+			// the frame's first sample was spoken at the frame's start (as
+			// the bench's marks: the frame is sent when complete)
+			spoken := time.Duration(lastK) * 20 * time.Millisecond
+			play := now + time.Duration(j)*time.Second/Rate
+			out = append(out, float64(play-spoken)/float64(time.Millisecond))
+		}
+	}
+	st := b.Stats()
+	t.Logf("%+v", st)
+	if st.Underruns > 0 || st.Concealed > 0 || st.Late > 0 {
+		t.Errorf("%d underruns, %d concealed, %d late on a lossless link", st.Underruns, st.Concealed, st.Late)
+	}
+	return out
+}
+
+// TestTrueDelay measures what the voice bench measures, mouth to ear at
+// frame starts, in simulation: frames of 20 ms sent when complete, 1 ms
+// of network plus jitter, pulls of 10 ms. On a clean link the floor is 10
+// ms after 5 s, so from 10 s on it is 20 + 1 + 10 ms plus what jitter
+// needs. Measured before the pull-aligned clock and accelerate: 41.0 ms
+// (clean), 53.1 (0–5 ms jitter), 41.0 (bursty pulls; p90 49.0); with
+// accelerate but the clock read at the frame's sample, 43.5, 45.6 and
+// 38.5: the device's "lead" took what the floor gave. Now 31.0, 30.6 and
+// 31.0.
+func TestTrueDelay(t *testing.T) {
+	cases := []struct {
+		name string
+		jit  time.Duration
+		pull func(i int) time.Duration
+	}{
+		{name: "clean, even pulls"},
+		{name: "0-5 ms jitter", jit: 5 * time.Millisecond},
+		{name: "bursty pulls", pull: func(i int) time.Duration {
+			d := time.Duration(i) * 10 * time.Millisecond
+			if i%3 == 1 { // a late callback, then the next one at once
+				d += 8 * time.Millisecond
+			}
+			return d
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := trueDelays(t, 30*time.Second, 10*time.Second, c.jit, c.pull)
+			if len(d) < 900 {
+				t.Fatalf("%d frame starts seen in 20 s, want 1000", len(d))
+			}
+			slices.Sort(d)
+			p50 := d[len(d)/2]
+			t.Logf("mouth-to-ear at frame starts p10 %.1f p50 %.1f p90 %.1f ms over %d frames", d[len(d)/10], p50, d[len(d)*9/10], len(d))
+			if p50 > 34 {
+				t.Errorf("mouth-to-ear p50 %.1f ms, want ≤ 34 (20 ms frame + 1 ms network + 10 ms floor + 3)", p50)
+			}
+		})
+	}
+}
