@@ -361,8 +361,9 @@ func TestPublisherTimestampsFollowTheCaptureClock(t *testing.T) {
 			tonePkts++
 		}
 	}
-	if tonePkts < 40 {
-		t.Errorf("%d packets with the tone's level (15 -dBov, voice), want most of ~45", tonePkts)
+	// ~45 frames are loud; a stalled capture on a loaded machine loses a few
+	if tonePkts < 36 {
+		t.Errorf("%d packets with the tone's level (15 -dBov, voice), want most (≥ 80 %%) of ~45", tonePkts)
 	}
 }
 
