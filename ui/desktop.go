@@ -36,6 +36,9 @@ type Launch struct {
 	// Send, when set, is sent to the selected (or first) agent in a new
 	// conversation.
 	Send string
+	// OpenConversation, when set, opens the stored conversation with this
+	// id (for scripts: scripts/membench.sh opens a long one).
+	OpenConversation string
 }
 
 // HandleLaunch raises the window and does what l asks. It runs on the Fyne
@@ -60,7 +63,42 @@ func (w *Window) HandleLaunch(l Launch) string {
 			done = append(done, "sending to "+agentTitle(mustAgent(w, id)))
 		}
 	}
+	if l.OpenConversation != "" {
+		w.openByID(l.OpenConversation)
+		done = append(done, "opening conversation "+l.OpenConversation)
+	}
 	return strings.Join(done, "; ")
+}
+
+// openByID opens a stored conversation by its id: it reads the
+// conversation in the background, then opens it as soon as its agent is
+// listed (at start-up the agents arrive after the window).
+func (w *Window) openByID(convID string) {
+	go func() {
+		c, err := w.core.Conversation(w.ctx, convID)
+		w.post(func() {
+			if err != nil {
+				w.showError(err)
+				return
+			}
+			w.pendingOpen = c
+			w.maybeOpenPending()
+		})
+	}()
+}
+
+// maybeOpenPending opens the conversation a launch asked for once its
+// agent is listed.
+func (w *Window) maybeOpenPending() {
+	c := w.pendingOpen
+	if c.ID == "" {
+		return
+	}
+	if _, ok := w.agent(c.AgentID); !ok {
+		return
+	}
+	w.pendingOpen = app.Conversation{}
+	w.openConversation(c.AgentID, c.ID)
 }
 
 func mustAgent(w *Window, id string) app.Agent {
