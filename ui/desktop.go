@@ -221,16 +221,45 @@ func (n *notifier) refreshTrayIcon() {
 	n.setTrayIcon(fyne.NewStaticResource("aimdesk-badge-"+strconv.Itoa(n.pending)+".png", b))
 }
 
+// trayIconSize is the tray icon's side in pixels. Trays draw 16 to 48
+// pixels, and the StatusNotifierItem protocol carries the icon as raw ARGB
+// pixels, which fyne.io/systray keeps in memory: 64×64 is 16 KB where the
+// 512×512 app icon was 1 MB.
+const trayIconSize = 64
+
+// trayIconFrom is the app icon at trayIconSize (the icon itself if it
+// cannot be decoded; nil for nil).
+func trayIconFrom(icon fyne.Resource) fyne.Resource {
+	if icon == nil {
+		return nil
+	}
+	src, _, err := image.Decode(bytes.NewReader(icon.Content()))
+	if err != nil {
+		return icon
+	}
+	var out bytes.Buffer
+	if err := png.Encode(&out, scaleIcon(src)); err != nil {
+		return icon
+	}
+	return fyne.NewStaticResource("aimdesk-tray.png", out.Bytes())
+}
+
+// scaleIcon draws src at trayIconSize.
+func scaleIcon(src image.Image) *image.RGBA {
+	dst := image.NewRGBA(image.Rect(0, 0, trayIconSize, trayIconSize))
+	draw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Over, nil)
+	return dst
+}
+
 // badgeIcon draws count in a red disc on the icon's top right corner, the
-// way desktop trays badge icons, at 64×64 pixels.
+// way desktop trays badge icons, at trayIconSize.
 func badgeIcon(pngData []byte, count int) ([]byte, error) {
 	src, _, err := image.Decode(bytes.NewReader(pngData))
 	if err != nil {
 		return nil, fmt.Errorf("ui: tray icon: %w", err)
 	}
-	const size = 64
-	dst := image.NewRGBA(image.Rect(0, 0, size, size))
-	draw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Over, nil)
+	const size = trayIconSize
+	dst := scaleIcon(src)
 	label := strconv.Itoa(count)
 	if count > 99 {
 		label = "99+"

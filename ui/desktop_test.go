@@ -226,3 +226,31 @@ func TestRealtimeApprovalNotifies(t *testing.T) {
 		t.Errorf("title = %q", got)
 	}
 }
+
+// TestTrayIconFrom: the tray gets the app icon at 64×64 (systray keeps it
+// as raw ARGB pixels: 16 KB, not the 1 MB of the 512×512 icon), still the
+// icon (its centre is not transparent), and a broken icon is passed on.
+func TestTrayIconFrom(t *testing.T) {
+	app := fyne.NewStaticResource("icon.png", assets.Icon)
+	r := trayIconFrom(app)
+	img, err := png.Decode(bytes.NewReader(r.Content()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds() != image.Rect(0, 0, trayIconSize, trayIconSize) {
+		t.Fatalf("bounds %v, want %d×%d", img.Bounds(), trayIconSize, trayIconSize)
+	}
+	src, _ := png.Decode(bytes.NewReader(assets.Icon))
+	_, _, _, a := img.At(32, 32).RGBA()
+	_, _, _, srcA := src.At(256, 256).RGBA()
+	if (a == 0) != (srcA == 0) {
+		t.Errorf("centre alpha %d, the icon's %d", a, srcA)
+	}
+	broken := fyne.NewStaticResource("broken.png", []byte("not png"))
+	if got := trayIconFrom(broken); got != broken {
+		t.Errorf("broken icon: got %v", got)
+	}
+	if trayIconFrom(nil) != nil {
+		t.Error("nil icon: want nil")
+	}
+}
