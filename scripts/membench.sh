@@ -24,6 +24,9 @@
 #                         warm-up (the first round of every step), %
 #   session_warm_rss, session_end_rss   the two RSS readings, MB
 #
+# The session takes a few minutes (17 on 2 cores at load average 16: each
+# step starts the binary once more); MEMBENCH_ONLY leaves it out.
+#
 # It exits non-zero when a figure misses its goal (docs/benchmarks.md,
 # Memory): idle_anon < 60, idle_rss < 150, demo_anon < 90,
 # conv10k_rss < idle_rss + 30, session_growth <= 10.
@@ -157,7 +160,7 @@ seed() {
 		(cd "$root" && go build -o "$tmp/memseed" ./scripts/memseed) || fail "build scripts/memseed"
 	fi
 	mkdir -p "$tmp/$1"
-	conv=$("$tmp/memseed" -db "$db" -n 10000 ${2:+-agent "$2"}) || fail "$1: memseed"
+	"$tmp/memseed" -db "$db" -n 10000 ${2:+-agent "$2"} >/dev/null || fail "$1: memseed"
 	echo "$db"
 }
 
