@@ -63,6 +63,7 @@ func versionLine() string {
 type launchOptions struct {
 	demo, version bool
 	data, send    string
+	open          string // a stored conversation's id
 	agentURL      string // from an aimdesk://add link or an http(s) address
 }
 
@@ -80,6 +81,7 @@ func parseLaunch(args []string, stderr io.Writer) (launchOptions, error) {
 	fs.BoolVar(&o.demo, "demo", false, "start with the embedded reference agent already added")
 	fs.StringVar(&o.data, "data", "", "the local history database (default: in your config folder)")
 	fs.StringVar(&o.send, "send", "", "after start-up, send this text to the first agent in a new conversation")
+	fs.StringVar(&o.open, "open", "", "open the stored conversation with this id (for scripts)")
 	fs.BoolVar(&o.version, "version", false, "print the version and commit, and exit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -113,7 +115,9 @@ func serveLaunches(ctx context.Context, l *instance.Listener, w *ui.Window, stde
 			return versionLine(), nil
 		}
 		res := make(chan string, 1)
-		fyne.Do(func() { res <- w.HandleLaunch(ui.Launch{AddAgentURL: o.agentURL, Send: o.send}) })
+		fyne.Do(func() {
+			res <- w.HandleLaunch(ui.Launch{AddAgentURL: o.agentURL, Send: o.send, OpenConversation: o.open})
+		})
 		select {
 		case r := <-res:
 			return r, nil

@@ -172,8 +172,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		w := ui.New(ctx, a, c, wcfg)
 		w.Show()
-		if opts.agentURL != "" {
-			w.HandleLaunch(ui.Launch{AddAgentURL: opts.agentURL})
+		if opts.agentURL != "" || opts.open != "" {
+			w.HandleLaunch(ui.Launch{AddAgentURL: opts.agentURL, OpenConversation: opts.open})
 		}
 		if inst != nil {
 			go serveLaunches(ctx, inst, w, stderr)

@@ -100,6 +100,7 @@ func TestParseLaunch(t *testing.T) {
 	}{
 		{nil, launchOptions{}, false},
 		{[]string{"--send", "hi"}, launchOptions{send: "hi"}, false},
+		{[]string{"--data", "/tmp/h.db", "--open", "c1"}, launchOptions{data: "/tmp/h.db", open: "c1"}, false},
 		{[]string{"aimdesk://add?url=https://a.example/x"}, launchOptions{agentURL: "https://a.example/x"}, false},
 		{[]string{"--demo", "https://a.example"}, launchOptions{demo: true, agentURL: "https://a.example"}, false},
 		{[]string{"aimdesk://add?url=file:///etc/passwd"}, launchOptions{}, true},

@@ -6,11 +6,30 @@
 #
 #   idle_rss, idle_anon   the app without --demo, no agent, MB
 #   demo_rss, demo_anon   the app with --demo (the reference agent in process), MB
+#   conv10k_rss, conv10k_anon
+#                         the app (no agent running) after opening a stored
+#                         conversation of 10,000 messages (scripts/memseed
+#                         writes it through app/store; a second launch with
+#                         --open asks the running window over the
+#                         single-instance socket), MB
+#   session_growth        a 30-minute session in compressed time with --demo:
+#                         MEMBENCH_STEPS (180, one every 10 s of a real
+#                         session) second launches over the single-instance
+#                         socket, each opening a view: --send of the reference
+#                         agent's skills (messages, streamed Markdown, files,
+#                         tasks, input requests, approvals, A2UI forms, failing
+#                         tasks; each in a new conversation, closing the one
+#                         before) or --open of the 10,000-message
+#                         conversation. RSS at the end against RSS after the
+#                         warm-up (the first round of every step), %
+#   session_warm_rss, session_end_rss   the two RSS readings, MB
 #
-# (conv10k_rss and session_growth of issue 15 are not measured yet.)
+# The session takes a few minutes (17 on 2 cores at load average 16: each
+# step starts the binary once more); MEMBENCH_ONLY leaves it out.
 #
 # It exits non-zero when a figure misses its goal (docs/benchmarks.md,
-# Memory): idle_anon < 60, idle_rss < 150, demo_anon < 90.
+# Memory): idle_anon < 60, idle_rss < 150, demo_anon < 90,
+# conv10k_rss < idle_rss + 30, session_growth <= 10.
 #
 # Usage: scripts/membench.sh [binary]   (default build/aimdesk; `make membench`)
 #
@@ -18,7 +37,9 @@
 #   MEMBENCH_SETTLE       seconds the window settles before reading (default 8)
 #   MEMBENCH_PROFILE_DIR  also write a heap profile per run there (SIGUSR1,
 #                         AIMDESK_HEAPPROFILE) for `go tool pprof`
-#   MEMBENCH_ONLY         space-separated runs to do (idle demo)
+#   MEMBENCH_ONLY         space-separated runs to do (idle demo conv10k session)
+#   MEMBENCH_STEPS        session steps (default 180)
+#   MEMBENCH_STEP_PAUSE   seconds between session steps (default 0.5)
 #   MEMBENCH_NO_GOALS=1   print the figures without failing on a missed goal
 set -euo pipefail
 
@@ -26,7 +47,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=${1:-$root/build/aimdesk}
 settle=${MEMBENCH_SETTLE:-8}
 profdir=${MEMBENCH_PROFILE_DIR:-}
-only=${MEMBENCH_ONLY:-idle demo}
+only=${MEMBENCH_ONLY:-idle demo conv10k session}
+steps=${MEMBENCH_STEPS:-180}
+step_pause=${MEMBENCH_STEP_PAUSE:-0.5}
 lang=${APP_LANG:-en_US.UTF-8}
 title='^aimdesk$'
 
@@ -116,6 +139,31 @@ start() {
 	[ -n "$wid" ] || fail "$name: no window within 60 s"
 }
 
+# again NAME ARGS... is a second launch of the app with NAME's directories:
+# it hands ARGS to the running window over the single-instance socket and
+# prints the window's answer.
+again() {
+	local name=$1
+	shift
+	local home=$tmp/$name
+	env -u LANGUAGE LANG="$lang" LC_ALL="$lang" \
+		XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
+		XDG_CACHE_HOME="$home/cache" XDG_RUNTIME_DIR="$home/runtime" \
+		"$bin" "$@" 2>&1 | tail -n 1
+}
+
+# seed NAME [AGENT] writes the 10,000-message conversation into NAME's
+# history (scripts/memseed, built once).
+seed() {
+	local db=$tmp/$1/history.db
+	if [ ! -x "$tmp/memseed" ]; then
+		(cd "$root" && go build -o "$tmp/memseed" ./scripts/memseed) || fail "build scripts/memseed"
+	fi
+	mkdir -p "$tmp/$1"
+	"$tmp/memseed" -db "$db" -n 10000 ${2:+-agent "$2"} >/dev/null || fail "$1: memseed"
+	echo "$db"
+}
+
 # finish NAME writes the heap profile (when asked) and stops the app.
 finish() {
 	local name=$1 home=$tmp/$1
@@ -127,6 +175,7 @@ finish() {
 		done
 		sleep 0.5
 		mkdir -p "$profdir"
+		cp "/proc/$app_pid/smaps" "$profdir/$name.smaps" 2>/dev/null || true
 		cp "$home/heap.pprof" "$profdir/$name.pprof" && say "heap profile $profdir/$name.pprof"
 		grep 'memstats' "$home/app.log" | tail -n 1 >&2 || true
 	fi
@@ -160,9 +209,79 @@ run_demo() {
 	finish demo
 }
 
+# rss_mb prints the app's VmRSS in MB, the mean of five readings a second
+# apart (the Go heap and Mesa's caches move by a few MB from one moment to
+# the next).
+rss_mb() {
+	local sum=0 v
+	for _ in 1 2 3 4 5; do
+		v=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$app_pid/status")
+		sum=$((sum + v))
+		sleep 1
+	done
+	awk -v s="$sum" 'BEGIN { printf "%.1f", s / 5 / 1024 }'
+}
+
+run_conv10k() {
+	local db
+	db=$(seed conv10k)
+	start conv10k --data "$db"
+	sleep "$settle"
+	local res
+	res=$(again conv10k --data "$db" --open membench-conv)
+	[[ $res == *"opening conversation membench-conv"* ]] || fail "conv10k: the running window did not take --open: $res"
+	sleep "$settle"
+	report conv10k_rss "$(status_mb VmRSS)" MB
+	report conv10k_anon "$(status_mb RssAnon)" MB
+	finish conv10k
+}
+
+# The session's steps, in order, repeated: what a user does in half an
+# hour with the reference agent (its skills by their keywords), and going
+# back to the long conversation now and then.
+session_steps=(
+	"--send=Hello, agent!"
+	"--send=task remember the milk"
+	"--send=long"
+	"--send=file"
+	"--send=ask"
+	"--send=confirm"
+	"--send=form"
+	"--open=membench-conv"
+	"--send=slow"
+	"--send=fail"
+	"--send=bench 500"
+	"--send=What did we say about the milk?"
+)
+
+run_session() {
+	local db warm end i res
+	db=$(seed session demo-reference-agent)
+	start session --demo --data "$db"
+	sleep "$settle"
+	for ((i = 0; i < steps; i++)); do
+		res=$(again session --data "$db" "${session_steps[i % ${#session_steps[@]}]}")
+		[[ $res == *"window raised"* ]] || fail "session: step $i (${session_steps[i % ${#session_steps[@]}]}): $res"
+		sleep "$step_pause"
+		if ((i == ${#session_steps[@]} - 1)); then
+			sleep "$settle"
+			warm=$(rss_mb)
+			say "session: warm-up done after $((i + 1)) steps, RSS $warm MB"
+		fi
+	done
+	sleep "$settle"
+	end=$(rss_mb)
+	report session_warm_rss "$warm" MB
+	report session_end_rss "$end" MB
+	report session_growth "$(awk -v w="$warm" -v e="$end" 'BEGIN { printf "%.1f", (e - w) / w * 100 }')" %
+	finish session
+}
+
 has() { [[ " $only " == *" $1 "* ]]; }
 has idle && run_idle
 has demo && run_demo
+has conv10k && run_conv10k
+has session && run_session
 
 if [ -z "${MEMBENCH_NO_GOALS:-}" ]; then
 	missed=()
@@ -175,6 +294,9 @@ if [ -z "${MEMBENCH_NO_GOALS:-}" ]; then
 	check idle_anon "<" 60
 	check idle_rss "<" 150
 	check demo_anon "<" 90
+	[ -n "${fig[idle_rss]:-}" ] && [ -n "${fig[conv10k_rss]:-}" ] &&
+		check conv10k_rss "<" "$(awk -v i="${fig[idle_rss]}" 'BEGIN { print i + 30 }')"
+	check session_growth "<=" 10
 	[ ${#missed[@]} -eq 0 ] || fail "goals missed: ${missed[*]}"
 	say "all goals met"
 fi

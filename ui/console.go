@@ -44,7 +44,8 @@ type consolePanel struct {
 
 	agentIDs []string          // agentSel option i+1 → agent id
 	names    map[string]string // agent id → name
-	columns  []float32         // widths of the fixed columns
+	columns  []float32         // widths of the fixed columns; see cols
+	shown    bool              // Object was asked for: the tab was opened
 	fits     map[consoleFitKey]string
 
 	agentSel    *widget.Select
@@ -62,9 +63,12 @@ type consolePanel struct {
 	root        fyne.CanvasObject
 }
 
-// newConsolePanel builds the console and reads the traffic so far.
+// newConsolePanel builds the console. It reads the traffic, makes rows and
+// measures its columns (loading the monospace faces, about 2.3 MB of
+// parsed fonts) only once the tab is opened (Object): most sessions never
+// open it, and the core keeps the traffic meanwhile.
 func newConsolePanel(env *uiEnv) *consolePanel {
-	p := &consolePanel{env: env, names: map[string]string{}, columns: consoleColumns(), fits: map[consoleFitKey]string{}}
+	p := &consolePanel{env: env, names: map[string]string{}, fits: map[consoleFitKey]string{}}
 	p.agentSel = widget.NewSelect([]string{consoleAllAgents}, nil)
 	p.agentSel.SetSelected(consoleAllAgents)
 	p.agentSel.OnChanged = func(string) { p.filterChanged() }
@@ -105,12 +109,25 @@ func newConsolePanel(env *uiEnv) *consolePanel {
 	if env.core != nil {
 		p.setAgents(env.core.Agents())
 	}
-	p.fetch()
 	return p
 }
 
-// Object is the panel's content.
-func (p *consolePanel) Object() fyne.CanvasObject { return p.root }
+// Object is the panel's content; the first call reads the traffic so far.
+func (p *consolePanel) Object() fyne.CanvasObject {
+	if !p.shown {
+		p.shown = true
+		p.fetch()
+	}
+	return p.root
+}
+
+// cols are the widths of the fixed columns, measured when first needed.
+func (p *consolePanel) cols() []float32 {
+	if p.columns == nil {
+		p.columns = consoleColumns()
+	}
+	return p.columns
+}
 
 // SetAgent does nothing: the console shows the whole session; filter by
 // agent with the agent choice.
@@ -123,6 +140,9 @@ func (p *consolePanel) OnEvent(ev app.Event) {
 	}
 	if ev.TrafficSeq > p.latest {
 		p.latest = ev.TrafficSeq
+		if !p.shown {
+			return // read when the tab is opened
+		}
 		if !p.paused {
 			p.fetch()
 		} else {
@@ -166,7 +186,7 @@ func (p *consolePanel) setAgents(list []app.Agent) {
 	p.agentSel.OnChanged = onChanged
 	if sel != "" && idx == 0 {
 		p.filterChanged() // the filtered agent is gone
-	} else {
+	} else if p.shown {
 		p.list.Refresh() // names may have changed
 	}
 }
@@ -571,7 +591,7 @@ func (p *consolePanel) newRow() fyne.CanvasObject {
 	mono := fyne.TextStyle{Monospace: true}
 	at, agent, arrow, kind := mk(mono), mk(fyne.TextStyle{}), mk(fyne.TextStyle{}), mk(fyne.TextStyle{})
 	method, preview := mk(fyne.TextStyle{Bold: true}), mk(mono)
-	return container.New(&consoleRowLayout{widths: p.columns}, at, agent, arrow, kind, method, preview)
+	return container.New(&consoleRowLayout{widths: p.cols()}, at, agent, arrow, kind, method, preview)
 }
 
 func consoleSet(l *widget.Label, s string, imp widget.Importance) {
@@ -590,14 +610,14 @@ func (p *consolePanel) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 	at, agent, arrow, kind, method, preview := objs[0].(*widget.Label), objs[1].(*widget.Label), objs[2].(*widget.Label),
 		objs[3].(*widget.Label), objs[4].(*widget.Label), objs[5].(*widget.Label)
 	consoleSet(at, consoleTime(e.Time), widget.MediumImportance)
-	consoleSet(agent, p.consoleFit(p.agentName(e.AgentID), p.columns[1], fyne.TextStyle{}), widget.MediumImportance)
+	consoleSet(agent, p.consoleFit(p.agentName(e.AgentID), p.cols()[1], fyne.TextStyle{}), widget.MediumImportance)
 	consoleSet(arrow, consoleArrow(e.Direction), widget.MediumImportance)
 	imp := widget.MediumImportance
 	if e.Kind == "error" || e.Error != "" {
 		imp = widget.DangerImportance
 	}
-	consoleSet(kind, p.consoleFit(e.Kind, p.columns[3], fyne.TextStyle{}), imp)
-	consoleSet(method, p.consoleFit(e.Method, p.columns[4], fyne.TextStyle{Bold: true}), widget.MediumImportance)
+	consoleSet(kind, p.consoleFit(e.Kind, p.cols()[3], fyne.TextStyle{}), imp)
+	consoleSet(method, p.consoleFit(e.Method, p.cols()[4], fyne.TextStyle{Bold: true}), widget.MediumImportance)
 	text := e.Body
 	if text == "" {
 		text = opsUpper(opsTrimPrefix(e.Error))

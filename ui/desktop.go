@@ -36,6 +36,9 @@ type Launch struct {
 	// Send, when set, is sent to the selected (or first) agent in a new
 	// conversation.
 	Send string
+	// OpenConversation, when set, opens the stored conversation with this
+	// id (for scripts: scripts/membench.sh opens a long one).
+	OpenConversation string
 }
 
 // HandleLaunch raises the window and does what l asks. It runs on the Fyne
@@ -60,7 +63,42 @@ func (w *Window) HandleLaunch(l Launch) string {
 			done = append(done, "sending to "+agentTitle(mustAgent(w, id)))
 		}
 	}
+	if l.OpenConversation != "" {
+		w.openByID(l.OpenConversation)
+		done = append(done, "opening conversation "+l.OpenConversation)
+	}
 	return strings.Join(done, "; ")
+}
+
+// openByID opens a stored conversation by its id: it reads the
+// conversation in the background, then opens it as soon as its agent is
+// listed (at start-up the agents arrive after the window).
+func (w *Window) openByID(convID string) {
+	go func() {
+		c, err := w.core.Conversation(w.ctx, convID)
+		w.post(func() {
+			if err != nil {
+				w.showError(err)
+				return
+			}
+			w.pendingOpen = c
+			w.maybeOpenPending()
+		})
+	}()
+}
+
+// maybeOpenPending opens the conversation a launch asked for once its
+// agent is listed.
+func (w *Window) maybeOpenPending() {
+	c := w.pendingOpen
+	if c.ID == "" {
+		return
+	}
+	if _, ok := w.agent(c.AgentID); !ok {
+		return
+	}
+	w.pendingOpen = app.Conversation{}
+	w.openConversation(c.AgentID, c.ID)
 }
 
 func mustAgent(w *Window, id string) app.Agent {
@@ -183,16 +221,45 @@ func (n *notifier) refreshTrayIcon() {
 	n.setTrayIcon(fyne.NewStaticResource("aimdesk-badge-"+strconv.Itoa(n.pending)+".png", b))
 }
 
+// trayIconSize is the tray icon's side in pixels. Trays draw 16 to 48
+// pixels, and the StatusNotifierItem protocol carries the icon as raw ARGB
+// pixels, which fyne.io/systray keeps in memory: 64×64 is 16 KB where the
+// 512×512 app icon was 1 MB.
+const trayIconSize = 64
+
+// trayIconFrom is the app icon at trayIconSize (the icon itself if it
+// cannot be decoded; nil for nil).
+func trayIconFrom(icon fyne.Resource) fyne.Resource {
+	if icon == nil {
+		return nil
+	}
+	src, _, err := image.Decode(bytes.NewReader(icon.Content()))
+	if err != nil {
+		return icon
+	}
+	var out bytes.Buffer
+	if err := png.Encode(&out, scaleIcon(src)); err != nil {
+		return icon
+	}
+	return fyne.NewStaticResource("aimdesk-tray.png", out.Bytes())
+}
+
+// scaleIcon draws src at trayIconSize.
+func scaleIcon(src image.Image) *image.RGBA {
+	dst := image.NewRGBA(image.Rect(0, 0, trayIconSize, trayIconSize))
+	draw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Over, nil)
+	return dst
+}
+
 // badgeIcon draws count in a red disc on the icon's top right corner, the
-// way desktop trays badge icons, at 64×64 pixels.
+// way desktop trays badge icons, at trayIconSize.
 func badgeIcon(pngData []byte, count int) ([]byte, error) {
 	src, _, err := image.Decode(bytes.NewReader(pngData))
 	if err != nil {
 		return nil, fmt.Errorf("ui: tray icon: %w", err)
 	}
-	const size = 64
-	dst := image.NewRGBA(image.Rect(0, 0, size, size))
-	draw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Over, nil)
+	const size = trayIconSize
+	dst := scaleIcon(src)
 	label := strconv.Itoa(count)
 	if count > 99 {
 		label = "99+"

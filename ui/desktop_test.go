@@ -2,8 +2,11 @@ package ui
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"image"
 	"image/png"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +16,7 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/a2a"
 	"aimdesk/app/aim"
+	"aimdesk/app/store"
 	"aimdesk/assets"
 )
 
@@ -63,6 +67,54 @@ func TestHandleLaunchSends(t *testing.T) {
 			return m.Role == a2a.RoleUser && strings.Contains(m.Text(), "hello from a second launch")
 		}) >= 0
 	})
+}
+
+// TestHandleLaunchOpensConversation: --open ID (scripts/membench.sh uses
+// it) opens a stored conversation, its newest page on screen, also when
+// asked before the agents are listed.
+func TestHandleLaunchOpensConversation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "aimdesk.db")
+	ctx := context.Background()
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const agentID, convID, n = "a1", "c1", pageSize + 50
+	if err := st.PutAgent(ctx, store.Agent{ID: agentID, URL: "http://127.0.0.1:1", Name: "Offline"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutConversation(ctx, store.Conversation{ID: convID, AgentID: agentID, Title: "Long one"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		parts, _ := json.Marshal([]a2a.Part{a2a.TextPart(benchText(i))})
+		m := store.Message{ConversationID: convID, Role: string(a2a.RoleUser), Parts: parts, State: string(app.MessageDone)}
+		if err := st.AppendMessage(ctx, &m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h := newChatHarness(t, chatHarnessConfig{noAgent: true, storeAt: path})
+	res := h.w.HandleLaunch(Launch{OpenConversation: convID})
+	if !strings.Contains(res, "opening conversation "+convID) {
+		t.Errorf("HandleLaunch = %q", res)
+	}
+	h.waitFor("the conversation open", func() bool {
+		return h.w.chat.convID == convID && !h.w.chat.loading && h.w.chat.list != nil
+	})
+	if got := len(h.w.chat.msgs); got != pageSize || !h.w.chat.hasMore {
+		t.Fatalf("loaded %d messages (more: %v), want the newest %d", got, h.w.chat.hasMore, pageSize)
+	}
+	_ = h.w.Canvas().Capture()
+	h.q.Drain()
+	if last := h.w.chat.msgs[len(h.w.chat.msgs)-1]; h.w.chat.bound[last.ID] == nil {
+		t.Fatal("the newest message is not on screen")
+	}
+	if h.w.agentID != agentID {
+		t.Errorf("selected agent %q, want %q", h.w.agentID, agentID)
+	}
 }
 
 func TestHostNote(t *testing.T) {
@@ -172,5 +224,33 @@ func TestRealtimeApprovalNotifies(t *testing.T) {
 	}
 	if got := h.win.Title(); got != "aimdesk (1)" {
 		t.Errorf("title = %q", got)
+	}
+}
+
+// TestTrayIconFrom: the tray gets the app icon at 64×64 (systray keeps it
+// as raw ARGB pixels: 16 KB, not the 1 MB of the 512×512 icon), still the
+// icon (its centre is not transparent), and a broken icon is passed on.
+func TestTrayIconFrom(t *testing.T) {
+	app := fyne.NewStaticResource("icon.png", assets.Icon)
+	r := trayIconFrom(app)
+	img, err := png.Decode(bytes.NewReader(r.Content()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds() != image.Rect(0, 0, trayIconSize, trayIconSize) {
+		t.Fatalf("bounds %v, want %d×%d", img.Bounds(), trayIconSize, trayIconSize)
+	}
+	src, _ := png.Decode(bytes.NewReader(assets.Icon))
+	_, _, _, a := img.At(32, 32).RGBA()
+	_, _, _, srcA := src.At(256, 256).RGBA()
+	if (a == 0) != (srcA == 0) {
+		t.Errorf("centre alpha %d, the icon's %d", a, srcA)
+	}
+	broken := fyne.NewStaticResource("broken.png", []byte("not png"))
+	if got := trayIconFrom(broken); got != broken {
+		t.Errorf("broken icon: got %v", got)
+	}
+	if trayIconFrom(nil) != nil {
+		t.Error("nil icon: want nil")
 	}
 }

@@ -95,7 +95,11 @@ func newNotifier(env *uiEnv) *notifier {
 	if d, ok := env.app.(desktop.App); ok && sessionBusReachable() {
 		n.setTray = d.SetSystemTrayMenu
 		n.setTrayIcon = d.SetSystemTrayIcon
-		n.trayIcon = env.app.Icon()
+		n.trayIcon = trayIconFrom(env.app.Icon())
+		if n.trayIcon != nil {
+			// before the menu: Fyne's tray would start with the app icon
+			d.SetSystemTrayIcon(n.trayIcon)
+		}
 		n.refresh()
 		if env.win != nil {
 			d.SetSystemTrayWindow(env.win)

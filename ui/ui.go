@@ -75,6 +75,7 @@ type Window struct {
 	agents      []app.Agent
 	agentID     string // the selected agent
 	sentOnStart bool
+	pendingOpen app.Conversation // asked for by a launch, opened once its agent is listed
 	dialogs     []dialog.Dialog
 	stop        func()
 }
@@ -196,6 +197,7 @@ func (w *Window) setAgents(list []app.Agent) {
 		w.details.show(&a)
 	}
 	w.maybeSendOnStart()
+	w.maybeOpenPending()
 }
 
 // maybeSendOnStart sends Config.SendOnStart once its agent is ready.
