@@ -53,6 +53,7 @@ type pacer struct {
 	audioOut rateMeter
 	videoOut rateMeter
 	dropped  uint64 // video packets dropped because the queue held more than maxQueue
+	overflow uint64 // times that happened (the encoders owe a keyframe)
 	flushed  uint64 // video packets dropped from the queue for a newer keyframe
 
 	wake chan struct{}
@@ -71,9 +72,11 @@ type queued struct {
 const (
 	// minPace is the least video pacing rate (bit/s).
 	minPace = 50_000
-	// maxQueue drops the oldest queued video beyond this much time at the
-	// pacing rate (only when the encoder keeps overshooting a collapsed
-	// estimate; the receiver then asks for a keyframe).
+	// maxQueue: video queued beyond this much time at the pacing rate is
+	// dropped, all of the oldest packet's stream (only when the encoder
+	// keeps overshooting a collapsed estimate): what is left of a frame
+	// is useless, and so is every frame after a lost one until the next
+	// keyframe, which the overflow count (Stats.QueueOverflows) asks for.
 	maxQueue = 3 * time.Second
 	// burst is how much video may leave at once after an idle spell.
 	burst = 10 * time.Millisecond
@@ -222,7 +225,7 @@ func (p *pacer) setTarget(bps int) {
 func (p *pacer) feedback(fb *rtcp.TransportLayerCC, now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.acks.feedback(fb, now)
+	p.acks.feedback(fb, now, p.audioOut.rate(now))
 }
 
 // effectiveEstimate is effective, locked.
@@ -269,12 +272,15 @@ func (p *pacer) send(now time.Time) {
 		}
 		p.budget = min(p.budget+rate*now.Sub(p.last).Seconds(), max(1500, rate*burst.Seconds()))
 		p.last = now
-		// a queue longer than maxQueue at this rate loses its oldest packets
+		// a queue longer than maxQueue at this rate loses the oldest
+		// packet's stream (dropping only the oldest packets would cut a
+		// frame, often the keyframe the rest depends on)
 		for len(p.queue) > 0 && float64(p.qBytes) > rate*maxQueue.Seconds() {
-			p.qBytes -= p.queue[0].h.MarshalSize() + len(p.queue[0].p)
-			p.queue[0] = queued{}
-			p.queue = p.queue[1:]
-			p.dropped++
+			n := p.flushed
+			p.flush(p.queue[0].h.SSRC)
+			p.dropped += p.flushed - n
+			p.flushed = n
+			p.overflow++
 		}
 		if len(p.queue) == 0 || p.budget <= 0 {
 			if len(p.queue) == 0 {
@@ -303,12 +309,12 @@ func (p *pacer) send(now time.Time) {
 // stats reports the audio and video sent (bit/s over the last second),
 // the video queued (bytes, and how long it takes at the pacing rate) and
 // the video packets dropped from the queue.
-func (p *pacer) stats(now time.Time) (audio, video, queued int, delay time.Duration, dropped uint64) {
+func (p *pacer) stats(now time.Time) (audio, video, queued int, delay time.Duration, dropped, overflows uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	rate := p.paceRate(now)
 	return p.audioOut.rate(now), p.videoOut.rate(now), p.qBytes,
-		time.Duration(float64(p.qBytes) * 8 / float64(rate) * float64(time.Second)), p.dropped + p.flushed
+		time.Duration(float64(p.qBytes) * 8 / float64(rate) * float64(time.Second)), p.dropped + p.flushed, p.overflow
 }
 
 // Close implements gcc.Pacer.
