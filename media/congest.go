@@ -98,8 +98,9 @@ func (c *Call) adaptVideo() {
 		}
 	}
 	c.cc.SetVideoTarget(total)
-	// feedback reported a packet lost that left after the track's last
-	// keyframe (the receiver is missing part of a frame: every frame after
+	// a lossy feedback report (≥ 10 %: NACKs repair the odd loss) said a
+	// packet was lost that left after the track's last keyframe (the
+	// receiver is missing part of a frame: every frame after
 	// it is undecodable until a keyframe, and on a full link a
 	// retransmission comes late or is lost too), or the pacer dropped an
 	// overlong queue: a keyframe now, made at the new rate and to

@@ -111,8 +111,8 @@ type Stats struct {
 	GCC int
 	// LossyReports counts feedback reports with ≥ 10 % of the packets lost.
 	LossyReports uint64
-	// LastLoss is when the newest packet that feedback reported lost left
-	// the pacer (zero: none yet).
+	// LastLoss is when the newest packet that a lossy report (≥ 10 %)
+	// said was lost left the pacer (zero: none yet).
 	LastLoss time.Time
 	// Feedback counts TWCC feedback packets received.
 	Feedback uint64

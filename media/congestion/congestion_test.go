@@ -293,9 +293,13 @@ func TestPacerRetransmissionsFirstAndKeyFrameFlush(t *testing.T) {
 func TestAckMeterCapsOnOverload(t *testing.T) {
 	const size = 1000
 	exts := []interceptor.RTPHeaderExtension{{URI: transportCCURI, ID: twccID}}
-	run := func(sendBps, arriveBps int, seq0 uint16) (*ackMeter, time.Time) {
-		var a ackMeter
-		clock := time.Unix(1000, 0)
+	// runOn feeds a (a new meter when nil) a report of 100 packets sent
+	// from start at sendBps that arrive at arriveBps, a third lost
+	runOn := func(a *ackMeter, start time.Time, sendBps, arriveBps int, seq0 uint16) (*ackMeter, time.Time) {
+		if a == nil {
+			a = &ackMeter{}
+		}
+		clock := start
 		a.clock = func() time.Time { return clock }
 		w := a.recorder(&interceptor.StreamInfo{SSRC: videoSSRC, RTPHeaderExtensions: exts}, interceptor.RTPWriterFunc(
 			func(*rtp.Header, []byte, interceptor.Attributes) (int, error) { return 0, nil }))
@@ -321,7 +325,10 @@ func TestAckMeterCapsOnOverload(t *testing.T) {
 				a.feedback(fb, now, 0)
 			}
 		}
-		return &a, now
+		return a, now
+	}
+	run := func(sendBps, arriveBps int, seq0 uint16) (*ackMeter, time.Time) {
+		return runOn(nil, time.Unix(1000, 0), sendBps, arriveBps, seq0)
 	}
 
 	a, now := run(600_000, 300_000, 65500) // wraps the sequence numbers too
@@ -364,6 +371,17 @@ func TestAckMeterCapsOnOverload(t *testing.T) {
 	}
 	if later := a.limit(100_000, now.Add(27*time.Second)); later != 100_000 || a.cap != 0 {
 		t.Errorf("27 s after the overload: estimate %d, cap %v; want GCC's and no cap", later, a.cap)
+	}
+
+	// once capped, a lossy report lowers the cap even without overload
+	// (with the bottleneck's queue full, packets arrive as fast as they left)
+	a, now = run(600_000, 300_000, 0)
+	if lostAt := a.lostAt; lostAt.IsZero() || lostAt.After(now) {
+		t.Errorf("newest lost packet left at %v, want before %v", lostAt, now)
+	}
+	a, now = runOn(a, now.Add(time.Second), 200_000, 200_000, 100)
+	if got := a.limit(1_000_000, now); got < 170_000 || got > 190_000 {
+		t.Errorf("a lossy report at 200 kbit/s under a cap: estimate %d, want 0.9 × 200 kbit/s", got)
 	}
 
 	a, now = run(300_000, 300_000, 0)

@@ -106,3 +106,30 @@ func TestFilteredScalerKeepsFlatAndBeatsNearestOnText(t *testing.T) {
 		t.Errorf("filtered %.1f dB is not clearly better than nearest %.1f dB", pf, pn)
 	}
 }
+
+func TestOversizedDeltaFrames(t *testing.T) {
+	frame := func(n int, key bool) []byte {
+		b := make([]byte, n)
+		if !key {
+			b[0] = 1 // the VP8 frame tag's inverse key-frame bit
+		}
+		return b
+	}
+	p := &Publisher{}
+	for _, c := range []struct {
+		want int64
+		size int
+		key  bool
+		drop bool
+	}{
+		{0, 60_000, false, false},       // no target: never
+		{160_000, 25_000, false, true},  // > 1 s of 160 kbit/s
+		{160_000, 15_000, false, false}, // < 1 s
+		{160_000, 25_000, true, false},  // keyframes are held to KeyFrameBudget instead
+	} {
+		p.wantRate.Store(c.want)
+		if got := p.oversized(frame(c.size, c.key)); got != c.drop {
+			t.Errorf("target %d, %d B (key %v): oversized %v, want %v", c.want, c.size, c.key, got, c.drop)
+		}
+	}
+}

@@ -288,6 +288,7 @@ func (s *Source) Read() (image.Image, func(), error) {
 		if !s.waitSlot() {
 			return nil, func() {}, io.EOF
 		}
+		s.applyLimits() // set while waiting (congestion control asks for a frame with them)
 		s.readMu.Lock()
 		img, release, err := s.rd.Read()
 		if err != nil {
