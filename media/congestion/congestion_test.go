@@ -281,6 +281,16 @@ func TestPacerRetransmissionsFirstAndKeyFrameFlush(t *testing.T) {
 	if n != 1 || first != 20 || flushed == 0 {
 		t.Errorf("after a keyframe the queue holds %d packets (first %d), %d flushed; want only the keyframe", n, first, flushed)
 	}
+	// retransmissions from before it are useless too; its own are not
+	w(15, false, false)
+	w(20, true, true)
+	p.mu.Lock()
+	n = len(p.queue)
+	first = p.queue[0].h.SequenceNumber
+	p.mu.Unlock()
+	if n != 2 || first != 20 {
+		t.Errorf("after retransmissions of 15 and 20 the queue holds %d packets (first %d); want the keyframe's twice", n, first)
+	}
 }
 
 // TestAckMeterCapsOnOverload feeds the meter feedback built by pion's

@@ -47,6 +47,7 @@ type pacer struct {
 	estimate int               // GCC's, bit/s
 	target   int               // the video encoders' target (bit/s; 0 = not set)
 	highest  map[uint32]uint16 // highest RTP sequence number queued, per video SSRC
+	keySeq   map[uint32]uint16 // first sequence number of the newest VP8 keyframe, per SSRC
 	acks     ackMeter
 	budget   float64   // bytes that may leave now (≤ burst)
 	last     time.Time // last budget update
@@ -92,6 +93,7 @@ func newPacer(initial int) *pacer {
 		audio:    map[uint32]bool{},
 		vp8:      map[uint32]bool{},
 		highest:  map[uint32]uint16{},
+		keySeq:   map[uint32]uint16{},
 		estimate: initial,
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
@@ -146,6 +148,14 @@ func (p *pacer) Write(h *rtp.Header, payload []byte, attrs interceptor.Attribute
 	}
 	q := queued{h: h.Clone(), p: append([]byte(nil), payload...), attrs: attrs, at: now}
 	if last, ok := p.highest[h.SSRC]; ok && int16(h.SequenceNumber-last) <= 0 {
+		if k, ok := p.keySeq[h.SSRC]; ok && int16(h.SequenceNumber-k) < 0 {
+			// a retransmission from before the newest keyframe: nothing
+			// needs it (after the uplink fell, the SFU's NACKs for what
+			// the bottleneck dropped would go ahead of the keyframe)
+			p.flushed++
+			p.mu.Unlock()
+			return h.MarshalSize() + len(payload), nil
+		}
 		// a retransmission (NACK): ahead of new video, behind earlier retransmissions
 		i := 0
 		for i < len(p.queue) && p.queue[i].retransmit {
@@ -157,6 +167,7 @@ func (p *pacer) Write(h *rtp.Header, payload []byte, attrs interceptor.Attribute
 		p.highest[h.SSRC] = h.SequenceNumber
 		if p.vp8[h.SSRC] && vp8KeyFrameStart(payload) {
 			p.flush(h.SSRC)
+			p.keySeq[h.SSRC] = h.SequenceNumber
 		}
 		p.queue = append(p.queue, q)
 	}
