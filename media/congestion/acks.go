@@ -152,7 +152,27 @@ type report struct {
 	sentBytes     int           // all packets whose size we know (after the first sent)
 	sentSpan      time.Duration // first to last departure
 	lostAt        time.Time     // departure of the newest lost packet (zero: none known)
+	// what arrived after the first loss (bytes after the first packet
+	// received, the span from it, packets): the bottleneck's queue was
+	// full from then on, so this is its rate; the report's rate mixes in
+	// what arrived before the link fell
+	lossBytes int
+	lossSpan  time.Duration
+	lossN     int
 }
+
+// carriedRate is the rate the link carried by the report (bit/s): over
+// the packets that arrived after the first loss when there are enough,
+// else over the whole report.
+func (r report) carriedRate() float64 {
+	if r.lossN >= minLossPackets && r.lossSpan >= 50*time.Millisecond {
+		return float64(r.lossBytes) * 8 / r.lossSpan.Seconds()
+	}
+	return float64(r.bytes) * 8 / r.span.Seconds()
+}
+
+// minLossPackets: packets after the first loss that measure the link.
+const minLossPackets = 6
 
 func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
 	var r report
@@ -163,6 +183,7 @@ func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var sentFirst, sentLast time.Time
+	var lossFrom time.Duration // arrival of the first packet received after a loss
 	for i, s := range st {
 		seq := fb.BaseSequenceNumber + uint16(i) //nolint:gosec // wraps like the sequence numbers
 		r.packets++
@@ -193,8 +214,19 @@ func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
 			}
 		}
 		// the rate is what arrived after the first packet, over the span
-		if p := a.sent[seq%uint16(len(a.sent))]; p.ok && p.seq == seq && !first && !isFirst {
+		p := a.sent[seq%uint16(len(a.sent))]
+		known := p.ok && p.seq == seq
+		if known && !first && !isFirst {
 			r.bytes += p.size
+		}
+		if r.lost > 0 && !first && known {
+			if r.lossN == 0 {
+				lossFrom = at
+			} else {
+				r.lossBytes += p.size
+				r.lossSpan = at - lossFrom
+			}
+			r.lossN++
 		}
 	}
 	r.span = at
@@ -229,7 +261,10 @@ func (a *ackMeter) feedback(fb *rtcp.TransportLayerCC, now time.Time, audioBps i
 		// burst; the floor at 85 % of it then kept the link overloaded).
 		return
 	}
-	carried := rate + float64(audioBps)
+	// what the link carried: measured after the first loss (measured: a
+	// first report after the uplink fell from 1 Mbit/s to 300 kbit/s said
+	// 406–475 kbit/s over all its packets)
+	carried := min(rate, r.carriedRate()) + float64(audioBps)
 	if c := a.capNow(now); c == 0 || capShare*carried < c {
 		a.cap, a.capAt, a.setAt, a.carried = capShare*carried, now, now, carried
 	}

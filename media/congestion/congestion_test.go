@@ -304,7 +304,9 @@ func TestAckMeterCapsOnOverload(t *testing.T) {
 	const size = 1000
 	exts := []interceptor.RTPHeaderExtension{{URI: transportCCURI, ID: twccID}}
 	// runOn feeds a (a new meter when nil) a report of 100 packets sent
-	// from start at sendBps that arrive at arriveBps, a third lost
+	// from start at sendBps that arrive at arriveBps, a third lost (the
+	// first wide of them arrive as sent, none lost: the link fell after)
+	wide := 0
 	runOn := func(a *ackMeter, start time.Time, sendBps, arriveBps int, seq0 uint16) (*ackMeter, time.Time) {
 		if a == nil {
 			a = &ackMeter{}
@@ -323,6 +325,11 @@ func TestAckMeterCapsOnOverload(t *testing.T) {
 			_ = h.SetExtension(twccID, b)
 			_, _ = w.Write(h, make([]byte, size-h.MarshalSize()), nil)
 			clock = clock.Add(sendGap)
+			if i < wide {
+				arrival += int64(float64(size*8) / float64(sendBps) * 1e6)
+				rec.Record(videoSSRC, seq, arrival)
+				continue
+			}
 			if i%3 == 1 {
 				continue // lost
 			}
@@ -392,6 +399,15 @@ func TestAckMeterCapsOnOverload(t *testing.T) {
 	a, now = runOn(a, now.Add(time.Second), 200_000, 200_000, 100)
 	if got := a.limit(1_000_000, now); got < 170_000 || got > 190_000 {
 		t.Errorf("a lossy report at 200 kbit/s under a cap: estimate %d, want 0.9 × 200 kbit/s", got)
+	}
+
+	// a report across the fall: what arrived after the first loss says
+	// what the link carries (all of it would say ≈ 430 kbit/s)
+	wide = 50
+	a, now = run(600_000, 300_000, 0)
+	wide = 0
+	if got := a.limit(1_000_000, now); got < 250_000 || got > 290_000 {
+		t.Errorf("a report across the fall to 300 kbit/s: estimate %d, want 0.9 × 300 kbit/s", got)
 	}
 
 	a, now = run(300_000, 300_000, 0)
