@@ -138,6 +138,7 @@ func NewPublisher(src *Source, o EncoderOptions) (*Publisher, error) {
 	}
 	kfEvery := params.KeyFrameInterval
 	params.KeyFrameInterval = 1 << 30 // the pump forces them
+	src.pumped = true                 // and applies the source's limits
 	sel := mediadevices.NewCodecSelector(mediadevices.WithVideoEncoders(&params))
 	p := &Publisher{
 		src:     src,
@@ -351,8 +352,9 @@ func (p *Publisher) pump() {
 		if kc != nil && (p.wantKF.Swap(false) || p.sinceKey+1 >= p.kfEvery) {
 			key = kc.ForceKeyFrame() == nil
 		}
+		restart := p.src.takeLimits()
 		if bc != nil {
-			p.applyRate(bc, key, p.src.resizing())
+			p.applyRate(bc, key, restart)
 		}
 		buf, release, err := enc.Read()
 		if err != nil {
