@@ -98,6 +98,12 @@ func (c *Call) adaptVideo() {
 		}
 	}
 	c.cc.SetVideoTarget(total)
+	c.videoKeyFrames(st, now)
+}
+
+// videoKeyFrames asks the video encoders for the keyframes congestion
+// control needs (adaptVideo).
+func (c *Call) videoKeyFrames(st congestion.Stats, now time.Time) {
 	// a lossy feedback report (≥ 10 %: NACKs repair the odd loss) said a
 	// packet was lost that left after the track's last keyframe (the
 	// receiver is missing part of a frame: every frame after

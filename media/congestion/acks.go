@@ -159,6 +159,19 @@ type report struct {
 	lossBytes int
 	lossSpan  time.Duration
 	lossN     int
+	lossFrom  time.Duration // arrival of the first of them
+}
+
+// arrivedAfterLoss counts a packet of size that arrived at (from the
+// report's first arrival) after the report's first loss.
+func (r *report) arrivedAfterLoss(at time.Duration, size int) {
+	if r.lossN == 0 {
+		r.lossFrom = at
+	} else {
+		r.lossBytes += size
+		r.lossSpan = at - r.lossFrom
+	}
+	r.lossN++
 }
 
 // carriedRate is the rate the link carried by the report (bit/s): over
@@ -183,11 +196,12 @@ func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var sentFirst, sentLast time.Time
-	var lossFrom time.Duration // arrival of the first packet received after a loss
 	for i, s := range st {
 		seq := fb.BaseSequenceNumber + uint16(i) //nolint:gosec // wraps like the sequence numbers
 		r.packets++
-		if p := a.sent[seq%uint16(len(a.sent))]; p.ok && p.seq == seq {
+		p := a.sent[seq%uint16(len(a.sent))]
+		known := p.ok && p.seq == seq
+		if known {
 			if sentFirst.IsZero() {
 				sentFirst = p.at
 			} else {
@@ -197,36 +211,29 @@ func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
 		}
 		if s == rtcp.TypeTCCPacketNotReceived {
 			r.lost++
-			if p := a.sent[seq%uint16(len(a.sent))]; p.ok && p.seq == seq && p.at.After(r.lostAt) {
+			if known && p.at.After(r.lostAt) {
 				r.lostAt = p.at
 			}
 			continue
 		}
 		isFirst := false
-		if s == rtcp.TypeTCCPacketReceivedSmallDelta || s == rtcp.TypeTCCPacketReceivedLargeDelta {
-			if d < len(fb.RecvDeltas) {
-				if first {
-					isFirst, first = true, false
-				} else {
-					at += time.Duration(fb.RecvDeltas[d].Delta) * time.Microsecond
-				}
-				d++
+		if (s == rtcp.TypeTCCPacketReceivedSmallDelta || s == rtcp.TypeTCCPacketReceivedLargeDelta) && d < len(fb.RecvDeltas) {
+			if first {
+				isFirst, first = true, false
+			} else {
+				at += time.Duration(fb.RecvDeltas[d].Delta) * time.Microsecond
 			}
+			d++
+		}
+		if !known || first {
+			continue
 		}
 		// the rate is what arrived after the first packet, over the span
-		p := a.sent[seq%uint16(len(a.sent))]
-		known := p.ok && p.seq == seq
-		if known && !first && !isFirst {
+		if !isFirst {
 			r.bytes += p.size
 		}
-		if r.lost > 0 && !first && known {
-			if r.lossN == 0 {
-				lossFrom = at
-			} else {
-				r.lossBytes += p.size
-				r.lossSpan = at - lossFrom
-			}
-			r.lossN++
+		if r.lost > 0 {
+			r.arrivedAfterLoss(at, p.size)
 		}
 	}
 	r.span = at
