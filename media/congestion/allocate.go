@@ -61,18 +61,20 @@ type step struct {
 
 // ladder: the frame rate and the size go down together. Down to
 // 1280×720 at 5 fps the size falls first (a 1080p keyframe is about twice
-// as large); below 150 kbit/s the frames are 960×540, and 640×360 at the
+// as large); below 200 kbit/s the frames are 960×540, and 640×360 at the
 // bottom (reached only when the encoder keeps overshooting, Overshoot: the
 // budget never goes under VideoFloor). At its top quantizer VP8 cannot
 // make a busy 1280×720 screen's frames smaller than ≈ 3–4 KB, nor its
 // keyframes smaller than 12–14 KB (measured for the test screen), which
-// at ~150 kbit/s is a queue building up and 0.7 s per keyframe. A new
+// at ~150 kbit/s is a queue building up and 0.7 s per keyframe; up again
+// at 250 kbit/s (upMargin), so a 300 kbit/s link (≈ 210 kbit/s of video)
+// does not flip between sizes, each flip a keyframe. A new
 // size restarts mediadevices' VP8 encoder; its first keyframe is held to
 // video.KeyFrameBudget like every keyframe made under a target (it was
 // 25–60 KB at 960×540 and 640×360 before that, seconds at such rates).
 var ladder = []step{
 	{MinBitRate: 300_000}, // the preset as it is
-	{MinBitRate: 150_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5},
+	{MinBitRate: 200_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5},
 	{MinBitRate: 80_000, MaxWidth: 960, MaxHeight: 540, FPS: 5},
 	{MinBitRate: 40_000, MaxWidth: 960, MaxHeight: 540, FPS: 3},
 	{MinBitRate: 0, MaxWidth: 640, MaxHeight: 360, FPS: 2},
