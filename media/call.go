@@ -89,9 +89,10 @@ type Call struct {
 	screenW, screenH atomic.Int64
 	screenSrc        atomic.Pointer[video.Source] // for thumbnails
 
-	cc      *congestion.Controller // send-side estimate of every connection of the call (congest.go)
-	ccKeyAt time.Time              // when adaptVideo last asked for a keyframe
-	ccLossy uint64                 // lossy feedback reports adaptVideo has seen
+	cc          *congestion.Controller // send-side estimate of every connection of the call (congest.go)
+	ccKeyAt     time.Time              // when adaptVideo last asked for a keyframe
+	ccLossAt    time.Time              // departure of the newest lost packet adaptVideo has seen
+	ccOverflows uint64                 // pacer queue overflows adaptVideo has seen
 }
 
 type op struct {

@@ -24,10 +24,6 @@ const adaptEvery = 3
 // steps its ladder down (congestion.Ladder.Overshoot).
 const overshoot = 1.5
 
-// lossyQueue: video queued for longer than this when a lossy report
-// arrives makes adaptVideo ask for a keyframe.
-const lossyQueue = 300 * time.Millisecond
-
 // staleQueue is how much queued video (at the pacing rate) makes
 // adaptVideo ask for a keyframe instead.
 const staleQueue = time.Second
@@ -102,20 +98,41 @@ func (c *Call) adaptVideo() {
 		}
 	}
 	c.cc.SetVideoTarget(total)
-	// seconds of old video queued (the estimate fell), or video queued
-	// when a feedback report said the link lost ≥ 10 % (the receiver is
-	// probably missing a frame): a keyframe at the new rate replaces the
-	// queue sooner (the pacer drops what it makes useless) than the
-	// receiver's keyframe request would; only when the last keyframe was
-	// well smaller than the queue (else the keyframe takes longer)
-	lossy := st.LossyReports > c.ccLossy
-	c.ccLossy = st.LossyReports
-	if (st.QueueDelay > staleQueue || (lossy && st.QueueDelay > lossyQueue)) && now.Sub(c.ccKeyAt) > 2*staleQueue {
+	c.videoKeyFrames(st, now)
+}
+
+// videoKeyFrames asks the video encoders for the keyframes congestion
+// control needs (adaptVideo).
+func (c *Call) videoKeyFrames(st congestion.Stats, now time.Time) {
+	// a lossy feedback report (≥ 10 %: NACKs repair the odd loss) said a
+	// packet was lost that left after the track's last keyframe (the
+	// receiver is missing part of a frame: every frame after
+	// it is undecodable until a keyframe, and on a full link a
+	// retransmission comes late or is lost too), or the pacer dropped an
+	// overlong queue: a keyframe now, made at the new rate and to
+	// KeyFrameBudget (the pacer drops the video it makes useless). A loss
+	// from before the last keyframe needs none: that keyframe repairs it
+	// (a keyframe per lossy report after the uplink fell made each new one
+	// replace the last before it arrived). Seconds of old video queued
+	// (the estimate fell) ask for one too when the last keyframe was well
+	// smaller than the queue (else the keyframe takes longer).
+	lost := st.LastLoss.After(c.ccLossAt)
+	if lost {
+		c.ccLossAt = st.LastLoss
+	}
+	overflow := st.QueueOverflows > c.ccOverflows
+	c.ccOverflows = st.QueueOverflows
+	stale := st.QueueDelay > staleQueue && now.Sub(c.ccKeyAt) > 2*staleQueue
+	if stale {
 		c.ccKeyAt = now
-		for _, v := range []*videoOut{c.screen, c.camera} {
-			if v != nil && st.Queued > 2*v.pub.LastKeyFrameSize() {
-				v.pub.RequestKeyFrameLimited()
-			}
+	}
+	for _, v := range []*videoOut{c.screen, c.camera} {
+		if v == nil {
+			continue
+		}
+		if overflow || (lost && st.LastLoss.After(v.pub.LastKeyFrameAt())) ||
+			(stale && st.Queued > 2*v.pub.LastKeyFrameSize()) {
+			v.pub.RequestKeyFrameLimited()
 		}
 	}
 }

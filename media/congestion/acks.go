@@ -19,21 +19,25 @@ import (
 // take 2 s or more to follow a link that dropped from 1 Mbit/s to 300
 // kbit/s. A report with ≥ 10 % loss whose packets left faster than they
 // arrived (by 15 %) is a link carrying less than we send: the estimate is
-// capped at once at 90 % of the rate the report says arrived. The cap
-// rises by 8 % a second (GCC's own multiplicative increase) back to that
-// rate, then by 2 % a second; the estimate is kept ≥ 85 % of that rate
-// (see limit).
+// capped at once at 90 % of the rate the link carried (the video the
+// report says arrived, plus the audio sent: it shares the link but carries
+// no TWCC). The cap rises by 8 % a second (GCC's own multiplicative
+// increase) back to that rate, then probes by 2 % a second while the link
+// is used (see capNow); the estimate is kept ≥ 85 % of that rate for
+// measureTTL (see limit).
 type ackMeter struct {
 	mu   sync.Mutex
 	sent [1 << 12]sentPacket // by transport-wide sequence number mod 4096
 
 	clock func() time.Time // nil: time.Now (tests set departures)
 
-	cap     float64 // bit/s at capAt; 0 = no cap
-	capAt   time.Time
-	carried float64 // the arrival rate that set the cap (bit/s)
+	cap     float64   // bit/s at capAt; 0 = no cap
+	capAt   time.Time // when cap was last brought up to date (capNow)
+	setAt   time.Time // when the overload that set it was measured
+	carried float64   // what the link carried then (bit/s)
 	reports uint64
 	lossy   uint64
+	lostAt  time.Time // departure of the newest packet a report said was lost
 
 	arrivals [16]arrival // recent reports' arrival rates (a ring)
 	ai       int
@@ -59,6 +63,20 @@ const (
 	probeGrowth = 1.02 // per second above it
 	floorShare  = 0.85 // of what the link carried: the least estimate after an overload
 	measureTTL  = 20 * time.Second
+	// probeCeiling: for measureTTL after an overload the cap probes no
+	// higher than this share of what the link carried then: a link that
+	// just lost packets at that rate has rarely grown since, and every
+	// overshoot into a short bottleneck queue costs video packets (a
+	// freeze until the next keyframe) while the probe finds nothing.
+	probeCeiling = 1.05
+	// usedShare, usedWindow: the cap probes upwards only while the video
+	// that arrived in the last usedWindow (the highest report) is at least
+	// this share of it (≈ 80 % of the video budget the cap allows: an
+	// application-limited stream, e.g. a still screen, says nothing about
+	// a higher rate, and an estimate that grew meanwhile would let the
+	// next busy second overshoot the link).
+	usedShare  = 0.6
+	usedWindow = 3 * time.Second
 	// arrivalWindow: the arrival rates of the reports of this long are a
 	// lower bound of the link's rate (what arrived cannot have come
 	// faster than the link); minSpan keeps out reports too short to say.
@@ -66,11 +84,11 @@ const (
 	minSpan       = 100 * time.Millisecond
 )
 
-// recentArrival is the highest arrival rate reported in arrivalWindow.
-func (a *ackMeter) recentArrival(now time.Time) float64 {
+// recentArrival is the highest arrival rate reported in the window up to now.
+func (a *ackMeter) recentArrival(now time.Time, window time.Duration) float64 {
 	best := 0.0
 	for _, x := range a.arrivals {
-		if !x.at.IsZero() && now.Sub(x.at) <= arrivalWindow {
+		if !x.at.IsZero() && now.Sub(x.at) <= window {
 			best = max(best, x.rate)
 		}
 	}
@@ -133,7 +151,41 @@ type report struct {
 	span          time.Duration // first to last arrival
 	sentBytes     int           // all packets whose size we know (after the first sent)
 	sentSpan      time.Duration // first to last departure
+	lostAt        time.Time     // departure of the newest lost packet (zero: none known)
+	// what arrived after the first loss (bytes after the first packet
+	// received, the span from it, packets): the bottleneck's queue was
+	// full from then on, so this is its rate; the report's rate mixes in
+	// what arrived before the link fell
+	lossBytes int
+	lossSpan  time.Duration
+	lossN     int
+	lossFrom  time.Duration // arrival of the first of them
 }
+
+// arrivedAfterLoss counts a packet of size that arrived at (from the
+// report's first arrival) after the report's first loss.
+func (r *report) arrivedAfterLoss(at time.Duration, size int) {
+	if r.lossN == 0 {
+		r.lossFrom = at
+	} else {
+		r.lossBytes += size
+		r.lossSpan = at - r.lossFrom
+	}
+	r.lossN++
+}
+
+// carriedRate is the rate the link carried by the report (bit/s): over
+// the packets that arrived after the first loss when there are enough,
+// else over the whole report.
+func (r report) carriedRate() float64 {
+	if r.lossN >= minLossPackets && r.lossSpan >= 50*time.Millisecond {
+		return float64(r.lossBytes) * 8 / r.lossSpan.Seconds()
+	}
+	return float64(r.bytes) * 8 / r.span.Seconds()
+}
+
+// minLossPackets: packets after the first loss that measure the link.
+const minLossPackets = 6
 
 func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
 	var r report
@@ -147,7 +199,9 @@ func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
 	for i, s := range st {
 		seq := fb.BaseSequenceNumber + uint16(i) //nolint:gosec // wraps like the sequence numbers
 		r.packets++
-		if p := a.sent[seq%uint16(len(a.sent))]; p.ok && p.seq == seq {
+		p := a.sent[seq%uint16(len(a.sent))]
+		known := p.ok && p.seq == seq
+		if known {
 			if sentFirst.IsZero() {
 				sentFirst = p.at
 			} else {
@@ -157,22 +211,29 @@ func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
 		}
 		if s == rtcp.TypeTCCPacketNotReceived {
 			r.lost++
+			if known && p.at.After(r.lostAt) {
+				r.lostAt = p.at
+			}
 			continue
 		}
 		isFirst := false
-		if s == rtcp.TypeTCCPacketReceivedSmallDelta || s == rtcp.TypeTCCPacketReceivedLargeDelta {
-			if d < len(fb.RecvDeltas) {
-				if first {
-					isFirst, first = true, false
-				} else {
-					at += time.Duration(fb.RecvDeltas[d].Delta) * time.Microsecond
-				}
-				d++
+		if (s == rtcp.TypeTCCPacketReceivedSmallDelta || s == rtcp.TypeTCCPacketReceivedLargeDelta) && d < len(fb.RecvDeltas) {
+			if first {
+				isFirst, first = true, false
+			} else {
+				at += time.Duration(fb.RecvDeltas[d].Delta) * time.Microsecond
 			}
+			d++
+		}
+		if !known || first {
+			continue
 		}
 		// the rate is what arrived after the first packet, over the span
-		if p := a.sent[seq%uint16(len(a.sent))]; p.ok && p.seq == seq && !first && !isFirst {
+		if !isFirst {
 			r.bytes += p.size
+		}
+		if r.lost > 0 {
+			r.arrivedAfterLoss(at, p.size)
 		}
 	}
 	r.span = at
@@ -180,8 +241,8 @@ func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
 	return r
 }
 
-// feedback takes one TWCC report at now.
-func (a *ackMeter) feedback(fb *rtcp.TransportLayerCC, now time.Time) {
+// feedback takes one TWCC report at now, while audio leaves at audioBps.
+func (a *ackMeter) feedback(fb *rtcp.TransportLayerCC, now time.Time, audioBps int) {
 	r := a.read(fb)
 	a.reports++
 	if r.packets >= 10 && r.span >= minSpan && r.bytes > 0 {
@@ -192,43 +253,71 @@ func (a *ackMeter) feedback(fb *rtcp.TransportLayerCC, now time.Time) {
 		return
 	}
 	a.lossy++
+	if r.lostAt.After(a.lostAt) {
+		a.lostAt = r.lostAt
+	}
 	rate := float64(r.bytes) * 8 / r.span.Seconds()
-	if r.sentSpan <= 0 || float64(r.sentBytes)*8/r.sentSpan.Seconds() < overload*rate {
+	capped := a.cap > 0 && now.Sub(a.setAt) <= measureTTL
+	if !capped && (r.sentSpan <= 0 || float64(r.sentBytes)*8/r.sentSpan.Seconds() < overload*rate) {
 		// we sent no faster than it arrived: the loss came from a burst
-		// or a lossy link, and the arrival rate says nothing of the capacity
+		// or a lossy link, and the arrival rate says nothing of the
+		// capacity. Once an overload was seen, a lossy report is taken
+		// as one too: with the bottleneck's queue full, what arrives
+		// left no faster than it arrives (measured: the first report
+		// after the cap said 406 kbit/s carried of a 300 kbit/s link, a
+		// burst; the floor at 85 % of it then kept the link overloaded).
 		return
 	}
-	if c := a.current(now); c == 0 || capShare*rate < c {
-		a.cap, a.capAt, a.carried = capShare*rate, now, rate
+	// what the link carried: measured after the first loss (measured: a
+	// first report after the uplink fell from 1 Mbit/s to 300 kbit/s said
+	// 406–475 kbit/s over all its packets)
+	carried := min(rate, r.carriedRate()) + float64(audioBps)
+	if c := a.capNow(now); c == 0 || capShare*carried < c {
+		a.cap, a.capAt, a.setAt, a.carried = capShare*carried, now, now, carried
 	}
 }
 
-// current is the cap at now (0: none): from 90 % of what the link
-// carried it rises 8 %/s back to that rate, then 2 %/s (it probes the
-// link slowly where it lost packets before: with a short bottleneck queue
-// every overshoot costs video packets, often a keyframe).
-func (a *ackMeter) current(now time.Time) float64 {
+// capNow brings the cap up to now and returns it (0: none): from 90 % of
+// what the link carried it rises 8 %/s back to that rate; then, while the
+// link is used (usedShare), 2 %/s, for measureTTL no higher than
+// probeCeiling × that rate (it probes slowly where it lost packets
+// before: with a short bottleneck queue every overshoot costs video
+// packets, often a keyframe). The pacer calls it every few milliseconds.
+func (a *ackMeter) capNow(now time.Time) float64 {
 	if a.cap == 0 {
 		return 0
 	}
-	t := now.Sub(a.capAt).Seconds()
-	c := a.cap * math.Pow(capGrowth, t)
-	if c <= a.carried {
-		return c
+	dt := now.Sub(a.capAt).Seconds()
+	if dt <= 0 {
+		return a.cap
 	}
-	toCarried := math.Log(a.carried/a.cap) / math.Log(capGrowth)
-	return a.carried * math.Pow(probeGrowth, t-toCarried)
+	a.capAt = now
+	switch {
+	case a.cap < a.carried:
+		a.cap = min(a.carried, a.cap*math.Pow(capGrowth, dt))
+	case a.recentArrival(now, usedWindow) < usedShare*a.cap:
+		// application-limited: hold
+	case now.Sub(a.setAt) <= measureTTL:
+		a.cap = max(a.cap, min(probeCeiling*a.carried, a.cap*math.Pow(probeGrowth, dt)))
+	default:
+		a.cap *= math.Pow(probeGrowth, dt)
+	}
+	return a.cap
 }
 
 // limit bounds GCC's estimate by what the last overload measured: at
-// most the cap, and at least 85 % of the rate the link carried then.
-// GCC's delay controller cuts to 85 % of the rate it sees acknowledged,
-// and after the cap cut our rate that is our own reduced rate, not the
-// link's (or, after a loss too small to count as overload, a collapse
-// below it: measured 366 → 115 kbit/s on a 300 kbit/s link); with
-// feedback every few seconds at such rates it then climbs back by a few
-// per cent a second. A new overload replaces the measurement; it is
-// dropped after measureTTL (the link may have changed since).
+// most the cap, and for measureTTL at least 85 % of the rate the link
+// carried then. GCC's delay controller cuts to 85 % of the rate it sees
+// acknowledged, and after the cap cut our rate that is our own reduced
+// rate, not the link's (or, after a loss too small to count as overload,
+// a collapse below it: measured 366 → 115 kbit/s on a 300 kbit/s link);
+// with feedback every few seconds at such rates it then climbs back by a
+// few per cent a second. A new overload replaces the measurement. After
+// measureTTL (the link may have changed since) the floor goes, and the
+// cap goes once GCC's estimate is under it: until then it keeps probing
+// upwards from where it is (GCC's own estimate, which grew unheeded
+// meanwhile, would jump the rate far above the link: measured 22 s after
+// a 300 kbit/s cap, the video sent again > 300 kbit/s).
 //
 // Without an overload it keeps GCC's estimate ≥ 85 % of the highest rate
 // that arrived in the last 5 s: under load, delay noise made GCC cut a
@@ -236,14 +325,17 @@ func (a *ackMeter) current(now time.Time) float64 {
 // acknowledged rate over 500 ms of a bursty 5 fps stream) with no packet
 // lost.
 func (a *ackMeter) limit(estimate int, now time.Time) int {
-	e := max(float64(estimate), floorShare*a.recentArrival(now))
-	c := a.current(now)
+	e := max(float64(estimate), floorShare*a.recentArrival(now, arrivalWindow))
+	c := a.capNow(now)
 	if c == 0 {
 		return int(e)
 	}
-	if now.Sub(a.capAt) > measureTTL {
-		a.cap = 0
-		return int(e)
+	if now.Sub(a.setAt) > measureTTL {
+		if e <= c {
+			a.cap = 0
+			return int(e)
+		}
+		return int(c)
 	}
 	return int(min(c, max(e, floorShare*a.carried)))
 }

@@ -59,18 +59,25 @@ type step struct {
 	FPS                 float64
 }
 
-// ladder: the frame rate goes down (a screen is mostly still text); the
-// size only down to 1280×720 (a 1080p keyframe is about twice as large),
-// never below: a size change restarts mediadevices' VP8 encoder, whose
-// first keyframe is large whatever the target (measured 25–60 KB for the
-// test screen at 960×540 and 640×360, against 7–14 KB for a keyframe
-// asked of a running encoder at 60–200 kbit/s at 1280×720), so at such
-// rates a smaller size freezes the picture for seconds instead of saving.
+// ladder: the frame rate and the size go down together. Down to
+// 1280×720 at 5 fps the size falls first (a 1080p keyframe is about twice
+// as large); below 200 kbit/s the frames are 960×540, and 640×360 at the
+// bottom (reached only when the encoder keeps overshooting, Overshoot: the
+// budget never goes under VideoFloor). At its top quantizer VP8 cannot
+// make a busy 1280×720 screen's frames smaller than ≈ 3–4 KB, nor its
+// keyframes smaller than 12–14 KB (measured for the test screen), which
+// at ~150 kbit/s is a queue building up and 0.7 s per keyframe; up again
+// at 250 kbit/s (upMargin), so a 300 kbit/s link (≈ 210 kbit/s of video)
+// does not flip between sizes, each flip a keyframe. A new
+// size restarts mediadevices' VP8 encoder; its first keyframe is held to
+// video.KeyFrameBudget like every keyframe made under a target (it was
+// 25–60 KB at 960×540 and 640×360 before that, seconds at such rates).
 var ladder = []step{
 	{MinBitRate: 300_000}, // the preset as it is
-	{MinBitRate: 100_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5},
-	{MinBitRate: 50_000, MaxWidth: 1280, MaxHeight: 720, FPS: 3},
-	{MinBitRate: 0, MaxWidth: 1280, MaxHeight: 720, FPS: 2},
+	{MinBitRate: 200_000, MaxWidth: 1280, MaxHeight: 720, FPS: 5},
+	{MinBitRate: 80_000, MaxWidth: 960, MaxHeight: 540, FPS: 5},
+	{MinBitRate: 40_000, MaxWidth: 960, MaxHeight: 540, FPS: 3},
+	{MinBitRate: 0, MaxWidth: 640, MaxHeight: 360, FPS: 2},
 }
 
 // Up-steps wait for the budget to exceed the step's floor by upMargin for

@@ -111,6 +111,9 @@ type Stats struct {
 	GCC int
 	// LossyReports counts feedback reports with ≥ 10 % of the packets lost.
 	LossyReports uint64
+	// LastLoss is when the newest packet that a lossy report (≥ 10 %)
+	// said was lost left the pacer (zero: none yet).
+	LastLoss time.Time
 	// Feedback counts TWCC feedback packets received.
 	Feedback uint64
 	// AudioBitRate and VideoBitRate are what left the pacer over the last
@@ -118,10 +121,13 @@ type Stats struct {
 	AudioBitRate, VideoBitRate int
 	// Queued is the video waiting in the pacer, in bytes and as the time it
 	// takes to send at the pacing rate.
-	Queued      int
-	QueueDelay  time.Duration
-	QueueDrops  uint64 // queued video packets dropped: overlong queue, or made useless by a newer keyframe
-	TWCCStreams int    // local streams carrying the TWCC header extension
+	Queued     int
+	QueueDelay time.Duration
+	QueueDrops uint64 // queued video packets dropped: overlong queue, or made useless by a newer keyframe
+	// QueueOverflows counts the times the queue held more than 3 s of
+	// video and a stream's queued video was dropped (it needs a keyframe).
+	QueueOverflows uint64
+	TWCCStreams    int // local streams carrying the TWCC header extension
 }
 
 // Stats reports the current publisher connection's figures.
@@ -140,8 +146,9 @@ func (c *Controller) Stats() Stats {
 	}
 	e.pacer.mu.Lock()
 	s.LossyReports = e.pacer.acks.lossy
+	s.LastLoss = e.pacer.acks.lostAt
 	e.pacer.mu.Unlock()
-	s.AudioBitRate, s.VideoBitRate, s.Queued, s.QueueDelay, s.QueueDrops = e.pacer.stats(time.Now())
+	s.AudioBitRate, s.VideoBitRate, s.Queued, s.QueueDelay, s.QueueDrops, s.QueueOverflows = e.pacer.stats(time.Now())
 	s.TWCCStreams = int(e.twccStreams.Load())
 	return s
 }

@@ -47,12 +47,14 @@ type pacer struct {
 	estimate int               // GCC's, bit/s
 	target   int               // the video encoders' target (bit/s; 0 = not set)
 	highest  map[uint32]uint16 // highest RTP sequence number queued, per video SSRC
+	keySeq   map[uint32]uint16 // first sequence number of the newest VP8 keyframe, per SSRC
 	acks     ackMeter
 	budget   float64   // bytes that may leave now (≤ burst)
 	last     time.Time // last budget update
 	audioOut rateMeter
 	videoOut rateMeter
 	dropped  uint64 // video packets dropped because the queue held more than maxQueue
+	overflow uint64 // times that happened (the encoders owe a keyframe)
 	flushed  uint64 // video packets dropped from the queue for a newer keyframe
 
 	wake chan struct{}
@@ -71,9 +73,11 @@ type queued struct {
 const (
 	// minPace is the least video pacing rate (bit/s).
 	minPace = 50_000
-	// maxQueue drops the oldest queued video beyond this much time at the
-	// pacing rate (only when the encoder keeps overshooting a collapsed
-	// estimate; the receiver then asks for a keyframe).
+	// maxQueue: video queued beyond this much time at the pacing rate is
+	// dropped, all of the oldest packet's stream (only when the encoder
+	// keeps overshooting a collapsed estimate): what is left of a frame
+	// is useless, and so is every frame after a lost one until the next
+	// keyframe, which the overflow count (Stats.QueueOverflows) asks for.
 	maxQueue = 3 * time.Second
 	// burst is how much video may leave at once after an idle spell.
 	burst = 10 * time.Millisecond
@@ -89,6 +93,7 @@ func newPacer(initial int) *pacer {
 		audio:    map[uint32]bool{},
 		vp8:      map[uint32]bool{},
 		highest:  map[uint32]uint16{},
+		keySeq:   map[uint32]uint16{},
 		estimate: initial,
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
@@ -143,6 +148,14 @@ func (p *pacer) Write(h *rtp.Header, payload []byte, attrs interceptor.Attribute
 	}
 	q := queued{h: h.Clone(), p: append([]byte(nil), payload...), attrs: attrs, at: now}
 	if last, ok := p.highest[h.SSRC]; ok && int16(h.SequenceNumber-last) <= 0 {
+		if k, ok := p.keySeq[h.SSRC]; ok && int16(h.SequenceNumber-k) < 0 {
+			// a retransmission from before the newest keyframe: nothing
+			// needs it (after the uplink fell, the SFU's NACKs for what
+			// the bottleneck dropped would go ahead of the keyframe)
+			p.flushed++
+			p.mu.Unlock()
+			return h.MarshalSize() + len(payload), nil
+		}
 		// a retransmission (NACK): ahead of new video, behind earlier retransmissions
 		i := 0
 		for i < len(p.queue) && p.queue[i].retransmit {
@@ -154,6 +167,7 @@ func (p *pacer) Write(h *rtp.Header, payload []byte, attrs interceptor.Attribute
 		p.highest[h.SSRC] = h.SequenceNumber
 		if p.vp8[h.SSRC] && vp8KeyFrameStart(payload) {
 			p.flush(h.SSRC)
+			p.keySeq[h.SSRC] = h.SequenceNumber
 		}
 		p.queue = append(p.queue, q)
 	}
@@ -222,7 +236,7 @@ func (p *pacer) setTarget(bps int) {
 func (p *pacer) feedback(fb *rtcp.TransportLayerCC, now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.acks.feedback(fb, now)
+	p.acks.feedback(fb, now, p.audioOut.rate(now))
 }
 
 // effectiveEstimate is effective, locked.
@@ -269,12 +283,15 @@ func (p *pacer) send(now time.Time) {
 		}
 		p.budget = min(p.budget+rate*now.Sub(p.last).Seconds(), max(1500, rate*burst.Seconds()))
 		p.last = now
-		// a queue longer than maxQueue at this rate loses its oldest packets
+		// a queue longer than maxQueue at this rate loses the oldest
+		// packet's stream (dropping only the oldest packets would cut a
+		// frame, often the keyframe the rest depends on)
 		for len(p.queue) > 0 && float64(p.qBytes) > rate*maxQueue.Seconds() {
-			p.qBytes -= p.queue[0].h.MarshalSize() + len(p.queue[0].p)
-			p.queue[0] = queued{}
-			p.queue = p.queue[1:]
-			p.dropped++
+			n := p.flushed
+			p.flush(p.queue[0].h.SSRC)
+			p.dropped += p.flushed - n
+			p.flushed = n
+			p.overflow++
 		}
 		if len(p.queue) == 0 || p.budget <= 0 {
 			if len(p.queue) == 0 {
@@ -303,12 +320,12 @@ func (p *pacer) send(now time.Time) {
 // stats reports the audio and video sent (bit/s over the last second),
 // the video queued (bytes, and how long it takes at the pacing rate) and
 // the video packets dropped from the queue.
-func (p *pacer) stats(now time.Time) (audio, video, queued int, delay time.Duration, dropped uint64) {
+func (p *pacer) stats(now time.Time) (audio, video, queued int, delay time.Duration, dropped, overflows uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	rate := p.paceRate(now)
 	return p.audioOut.rate(now), p.videoOut.rate(now), p.qBytes,
-		time.Duration(float64(p.qBytes) * 8 / float64(rate) * float64(time.Second)), p.dropped + p.flushed
+		time.Duration(float64(p.qBytes) * 8 / float64(rate) * float64(time.Second)), p.dropped + p.flushed, p.overflow
 }
 
 // Close implements gcc.Pacer.

@@ -95,23 +95,27 @@ type Publisher struct {
 	track mediadevices.Track
 
 	cur     atomic.Pointer[lksdk.LocalTrack]
-	kfc     atomic.Value // codec.KeyFrameController
-	wantKF  atomic.Bool
+	wantKF  atomic.Bool // the pump forces a keyframe before its next frame
 	started sync.Once
 	stop    chan struct{}
 	done    chan struct{}
 	once    sync.Once
 
 	frames, keyframes, keyRequests atomic.Uint64
+	oversize                       atomic.Uint64 // frames dropped as oversized
 	bytes                          atomic.Uint64
 	lastKeyBytes                   atomic.Int64 // size of the last keyframe
+	lastKeyAt                      atomic.Int64 // when it was written (Unix ns)
 	lastErr                        atomic.Value // error
 
 	// congestion control: the bit rate asked for (SetTarget) and the
-	// one the encoder was last given (the pump's)
+	// one the encoder was last given (libvpx's units, see applyRate; the
+	// pump's)
 	wantRate atomic.Int64
-	rate     int
-	rateFPS  float64
+	given    int
+	// periodic keyframes: every kfEvery frames, forced by the pump (so
+	// that they get KeyFrameBudget too; libvpx's own are disabled)
+	kfEvery, sinceKey int
 
 	// keyframes asked for by receivers, rate-limited (kfMu guards them)
 	kfMu         sync.Mutex
@@ -132,6 +136,9 @@ func NewPublisher(src *Source, o EncoderOptions) (*Publisher, error) {
 	if gap <= 0 {
 		gap = DefaultKeyFrameGap
 	}
+	kfEvery := params.KeyFrameInterval
+	params.KeyFrameInterval = 1 << 30 // the pump forces them
+	src.pumped = true                 // and applies the source's limits
 	sel := mediadevices.NewCodecSelector(mediadevices.WithVideoEncoders(&params))
 	p := &Publisher{
 		src:     src,
@@ -139,11 +146,8 @@ func NewPublisher(src *Source, o EncoderOptions) (*Publisher, error) {
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 		kfGap:   gap,
-		rate:    params.BitRate * int(src.o.FPS) / vp8AssumedFPS,
-		rateFPS: src.o.FPS,
-	}
-	if p.rate <= 0 || src.o.FPS <= 0 {
-		p.rate, p.rateFPS = 0, 0
+		given:   params.BitRate,
+		kfEvery: kfEvery,
 	}
 	return p, nil
 }
@@ -215,23 +219,31 @@ func (p *Publisher) requestKeyFrameLimited(now time.Time) {
 func (p *Publisher) keyFrameGap() time.Duration {
 	gap := p.kfGap
 	if rate, kb := p.wantRate.Load(), p.lastKeyBytes.Load(); rate > 0 && kb > 0 {
-		gap = max(gap, time.Duration(1.5*float64(kb*8)/float64(rate)*float64(time.Second)))
+		gap = max(gap, min(maxKeyFrameGap, time.Duration(1.5*float64(kb*8)/float64(rate)*float64(time.Second))))
 	}
 	return gap
 }
+
+// maxKeyFrameGap bounds keyFrameGap: a keyframe made at a higher rate
+// than today's (just before the uplink fell) would otherwise hold back the
+// receivers' requests for many seconds; the keyframe they get is made at
+// today's rate (keyFrameBudget) and replaces what is left of the old one
+// in the pacer.
+const maxKeyFrameGap = 1500 * time.Millisecond
 
 // SuppressedKeyFrames counts PLI/FIR requests merged into a later keyframe
 // by the rate limit.
 func (p *Publisher) SuppressedKeyFrames() uint64 { return p.kfSuppressed.Load() }
 
 // RequestKeyFrame makes the next frame a keyframe, and has the source
-// hand on a frame now even if the screen did not change.
+// hand on a frame now even if the screen did not change. It never blocks:
+// the pump hands the request to the encoder between frames (mediadevices'
+// encoder holds its lock while it waits for the source's next frame, up to
+// the refresh interval of a still screen, so calling its ForceKeyFrame
+// here would stall the caller: the RTCP reader that brings the PLI and the
+// TWCC feedback, or the call's goroutine).
 func (p *Publisher) RequestKeyFrame() {
 	p.src.RequestFrame()
-	if k, ok := p.kfc.Load().(codec.KeyFrameController); ok && k != nil {
-		_ = k.ForceKeyFrame()
-		return
-	}
 	p.wantKF.Store(true)
 }
 
@@ -248,24 +260,68 @@ func (p *Publisher) SetTarget(bitRate, maxWidth, maxHeight int, fps float64) {
 // publisher was made with).
 func (p *Publisher) Target() int { return int(p.wantRate.Load()) }
 
+// LastKeyFrameAt is when the last keyframe was written (zero: none yet).
+func (p *Publisher) LastKeyFrameAt() time.Time {
+	if ns := p.lastKeyAt.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
+
 // LastKeyFrameSize is the size in bytes of the last keyframe written.
 func (p *Publisher) LastKeyFrameSize() int { return int(p.lastKeyBytes.Load()) }
 
 // BytesSent counts the bytes of the VP8 frames written to the track.
 func (p *Publisher) BytesSent() uint64 { return p.bytes.Load() }
 
-// applyRate hands the bit rate asked for to the encoder when it or the
-// frame rate changed (on the pump goroutine, between frames: the encoder
-// holds its lock while it waits for a frame). The rate is scaled by
-// 30/fps like VP8Params'.
-func (p *Publisher) applyRate(bc codec.BitRateController) {
-	want := int(p.wantRate.Load())
+// KeyFrameBudget is about how much of the target bit rate a keyframe
+// gets under congestion control (after SetTarget): WebRTC's VP8 encoder
+// caps an intra frame at half its 600 ms optimal buffer (libvpx's
+// rc_max_intra_bitrate_pct), so that a keyframe leaves a link at the
+// target rate in ~0.3 s. mediadevices does not expose that control; the
+// pump instead gives the encoder a lower bit rate for the one frame that
+// will be a keyframe (libvpx's keyframe target is a multiple of the
+// per-frame budget, below). Left alone, libvpx made keyframes of 1–3 s
+// of the rate (≈ 7 frame budgets; the first frame of an encoder restarted
+// for a new size 1.5 s of its (30/fps-scaled) rate, i.e. 9 s at 5 fps),
+// which froze the picture for as long under a capped uplink. At its top
+// quantizer a keyframe cannot get smaller than the picture allows.
+const KeyFrameBudget = 300 * time.Millisecond
+
+// libvpx's VP8 keyframe targets (vp8/encoder/ratectrl.c,
+// calc_iframe_target_size) for a given bit rate b: a keyframe of a
+// running encoder ≈ (16 + kf_boost)/16 per-frame budgets, kf_boost ≈
+// 44 × 2.2 near the top quantizer at the 30 fps it assumes (≈ 7 × b/30);
+// the first frame of a new encoder 1.5 × b.
+const (
+	vp8KeyFrameBudgets   = 7.0
+	vp8FirstFrameSeconds = 1.5
+)
+
+// applyRate hands the encoder the bit rate for its next frame, when it
+// changed (on the pump goroutine, between frames: the encoder holds its
+// lock while it waits for a frame): the rate asked for scaled by 30/fps
+// like VP8Params', or, when the next frame will be a keyframe (key: one
+// was forced; restart: the frame size changes, so the encoder starts
+// over), the rate that makes it about KeyFrameBudget of the target.
+func (p *Publisher) applyRate(bc codec.BitRateController, key, restart bool) {
+	want := float64(p.wantRate.Load())
 	fps := p.src.CurrentLimits().FPS
-	if want <= 0 || fps <= 0 || (want == p.rate && fps == p.rateFPS) {
+	if want <= 0 || fps <= 0 {
 		return
 	}
-	if err := bc.SetBitRate(int(float64(want) * vp8AssumedFPS / fps)); err == nil {
-		p.rate, p.rateFPS = want, fps
+	given := int(want * vp8AssumedFPS / fps)
+	switch kf := want * KeyFrameBudget.Seconds(); {
+	case restart:
+		given = int(kf / vp8FirstFrameSeconds)
+	case key:
+		given = int(kf * vp8AssumedFPS / vp8KeyFrameBudgets)
+	}
+	given = max(given, 1000) // libvpx takes kbit/s, ≥ 1
+	if given != p.given {
+		if err := bc.SetBitRate(given); err == nil {
+			p.given = given
+		}
 	}
 }
 
@@ -288,16 +344,17 @@ func (p *Publisher) pump() {
 		return
 	}
 	defer enc.Close()
-	if k, ok := enc.Controller().(codec.KeyFrameController); ok {
-		p.kfc.Store(k)
-		if p.wantKF.Swap(false) {
-			_ = k.ForceKeyFrame()
-		}
-	}
+	kc, _ := enc.Controller().(codec.KeyFrameController)
 	bc, _ := enc.Controller().(codec.BitRateController)
+	var carry time.Duration // of the frames dropped as oversized since the last written
 	for {
+		key := false
+		if kc != nil && (p.wantKF.Swap(false) || p.sinceKey+1 >= p.kfEvery) {
+			key = kc.ForceKeyFrame() == nil
+		}
+		restart := p.src.takeLimits()
 		if bc != nil {
-			p.applyRate(bc)
+			p.applyRate(bc, key, restart)
 		}
 		buf, release, err := enc.Read()
 		if err != nil {
@@ -309,20 +366,14 @@ func (p *Publisher) pump() {
 			return
 		}
 		if len(buf.Data) > 0 {
-			if lt := p.cur.Load(); lt != nil {
-				d := time.Duration(buf.Samples) * time.Second / 90000
-				if err := lt.WriteSample(media.Sample{Data: buf.Data, Duration: d}, nil); err == nil {
-					p.frames.Add(1)
-					p.bytes.Add(uint64(len(buf.Data)))
-					if buf.Data[0]&1 == 0 {
-						p.keyframes.Add(1)
-						p.lastKeyBytes.Store(int64(len(buf.Data)))
-						// the gap to the next forced keyframe counts from this one
-						p.kfMu.Lock()
-						p.lastForced = time.Now()
-						p.kfMu.Unlock()
-					}
-				}
+			d := time.Duration(buf.Samples)*time.Second/90000 + carry
+			carry = 0
+			if p.oversized(buf.Data) {
+				carry = d // the next frame's timestamp keeps the pace
+				p.oversize.Add(1)
+				p.RequestKeyFrame()
+			} else {
+				p.write(buf.Data, d)
 			}
 		}
 		release()
@@ -332,6 +383,45 @@ func (p *Publisher) pump() {
 		default:
 		}
 	}
+}
+
+// oversized reports whether an encoded frame is a delta frame larger than
+// a second of the target bit rate (under congestion control). libvpx
+// makes some (measured: 58 KB at 960×540 among 3–6 KB frames, at a
+// target of 170 kbit/s, i.e. 2.7 s of the link); sent, it would hold the
+// picture for as long. It is dropped instead and the next frame made a
+// keyframe at once (nothing after it then refers to the dropped frame),
+// as WebRTC's frame dropper drops frames while its encoder overshoots.
+func (p *Publisher) oversized(frame []byte) bool {
+	want := p.wantRate.Load()
+	return want > 0 && frame[0]&1 == 1 && int64(len(frame))*8 > want
+}
+
+// OversizedFrames counts the frames dropped as oversized.
+func (p *Publisher) OversizedFrames() uint64 { return p.oversize.Load() }
+
+// write writes an encoded frame lasting d to the current track.
+func (p *Publisher) write(frame []byte, d time.Duration) {
+	lt := p.cur.Load()
+	if lt == nil || lt.WriteSample(media.Sample{Data: frame, Duration: d}, nil) != nil {
+		return
+	}
+	p.frames.Add(1)
+	p.bytes.Add(uint64(len(frame)))
+	p.sinceKey++
+	if frame[0]&1 != 0 {
+		return
+	}
+	// a keyframe: it answers the requests made while it was encoded
+	p.wantKF.Store(false)
+	p.sinceKey = 0
+	p.keyframes.Add(1)
+	p.lastKeyBytes.Store(int64(len(frame)))
+	p.lastKeyAt.Store(time.Now().UnixNano())
+	// the gap to the next forced keyframe counts from this one
+	p.kfMu.Lock()
+	p.lastForced = time.Now()
+	p.kfMu.Unlock()
 }
 
 // Close stops capturing and encoding.

@@ -25,7 +25,8 @@ func TestUnchangedScreenFramesSkipped(t *testing.T) {
 	}
 	// 0: first frame; 1..3 settle; then skipped until the refresh at 2.5 s
 	// (frame 16, 2.6 s after frame 3 → due at frame 16: 3.2 s - 0.6 s);
-	// 20 changes one pixel; 21..23 settle; 24 is asked for (a keyframe request).
+	// 20 changes one pixel; 21..23 settle; 26 and 27 are asked for (a
+	// keyframe request: the frame the encoder waits for and the keyframe).
 	for i := 0; i < 30; i++ {
 		img := a
 		if i >= 20 {
@@ -36,7 +37,7 @@ func TestUnchangedScreenFramesSkipped(t *testing.T) {
 		}
 		frame(i, img)
 	}
-	want := []int{0, 1, 2, 3, 16, 20, 21, 22, 23, 26}
+	want := []int{0, 1, 2, 3, 16, 20, 21, 22, 23, 26, 27}
 	if len(sent) != len(want) {
 		t.Fatalf("frames handed on %v, want %v", sent, want)
 	}
@@ -57,7 +58,7 @@ func TestKeyFrameRequestsRateLimited(t *testing.T) {
 		p.kfMu.Unlock()
 	}()
 	p.onRTCP(&rtcp.PictureLossIndication{})
-	if !p.wantKF.Swap(false) || !p.src.wantNow.Swap(false) {
+	if !p.wantKF.Swap(false) || p.src.force.Swap(0) != forcedFrames {
 		t.Fatal("the first PLI did not ask for a keyframe and a frame")
 	}
 	for range 4 {
@@ -103,5 +104,32 @@ func TestFilteredScalerKeepsFlatAndBeatsNearestOnText(t *testing.T) {
 	t.Logf("1920→640 text: filtered %.1f dB, nearest %.1f dB", pf, pn)
 	if pf < pn+5 {
 		t.Errorf("filtered %.1f dB is not clearly better than nearest %.1f dB", pf, pn)
+	}
+}
+
+func TestOversizedDeltaFrames(t *testing.T) {
+	frame := func(n int, key bool) []byte {
+		b := make([]byte, n)
+		if !key {
+			b[0] = 1 // the VP8 frame tag's inverse key-frame bit
+		}
+		return b
+	}
+	p := &Publisher{}
+	for _, c := range []struct {
+		want int64
+		size int
+		key  bool
+		drop bool
+	}{
+		{0, 60_000, false, false},       // no target: never
+		{160_000, 25_000, false, true},  // > 1 s of 160 kbit/s
+		{160_000, 15_000, false, false}, // < 1 s
+		{160_000, 25_000, true, false},  // keyframes are held to KeyFrameBudget instead
+	} {
+		p.wantRate.Store(c.want)
+		if got := p.oversized(frame(c.size, c.key)); got != c.drop {
+			t.Errorf("target %d, %d B (key %v): oversized %v, want %v", c.want, c.size, c.key, got, c.drop)
+		}
 	}
 }

@@ -59,9 +59,10 @@ type Source struct {
 	closed chan struct{}
 	once   sync.Once
 
-	bufs [3]*image.YCbCr
-	bi   int
-	w, h atomic.Int64
+	bufs       [3]*image.YCbCr
+	bi         int
+	w, h       atomic.Int64
+	capW, capH atomic.Int64 // size of the last captured frame (before scaling)
 
 	// screens: skipping unchanged frames (owned by Read, under readMu)
 	rgba     *rgbaScaler
@@ -69,7 +70,10 @@ type Source struct {
 	lastSent time.Time // when a frame was last handed on
 	settle   int       // unchanged frames still to hand on after a change
 	changed  time.Time // when the screen last changed
-	wantNow  atomic.Bool
+	// frames to hand on at once, changed or not (RequestFrame), and the
+	// wake-up of a capture waiting for its slot
+	force atomic.Int32
+	kick  chan struct{}
 
 	// the latest frame handed on, for thumbnails
 	lastMu    sync.Mutex
@@ -80,8 +84,10 @@ type Source struct {
 
 	frames, skipped atomic.Uint64
 
-	// limits asked for by SetLimits, applied by the next Read
+	// limits asked for by SetLimits, applied by the next Read, or by the
+	// publisher's pump between frames when pumped (takeLimits)
 	limits atomic.Pointer[Limits]
+	pumped bool
 }
 
 // Limits bound the frames a source hands on: the largest size (scaled
@@ -187,6 +193,7 @@ func Open(kind Kind, o SourceOptions) (*Source, error) {
 		o:      o,
 		period: time.Duration(float64(time.Second) / o.FPS),
 		closed: make(chan struct{}),
+		kick:   make(chan struct{}, 1),
 	}
 	s.limits.Store(&Limits{MaxWidth: o.MaxWidth, MaxHeight: o.MaxHeight, FPS: o.FPS})
 	if p.Width > 0 && p.Height > 0 {
@@ -225,6 +232,7 @@ func NewScreenSource(id string, rd FrameReader, o SourceOptions) *Source {
 		o:             o,
 		period:        time.Duration(float64(time.Second) / o.FPS),
 		closed:        make(chan struct{}),
+		kick:          make(chan struct{}, 1),
 		interruptible: true,
 	}
 }
@@ -278,7 +286,9 @@ func (s *Source) Frames() uint64 { return s.frames.Load() }
 // two more frames were read.
 func (s *Source) Read() (image.Image, func(), error) {
 	for {
-		s.applyLimits()
+		if !s.pumped {
+			s.applyLimits()
+		}
 		if !s.waitSlot() {
 			return nil, func() {}, io.EOF
 		}
@@ -319,15 +329,18 @@ func (s *Source) Read() (image.Image, func(), error) {
 }
 
 // waitSlot waits for the next capture slot of a screen (a camera pushes
-// frames at its own rate); false when the source was closed.
+// frames at its own rate), or less when frames were asked for
+// (RequestFrame); false when the source was closed.
 func (s *Source) waitSlot() bool {
-	if s.kind == KindScreen {
+	if s.kind == KindScreen && s.force.Load() <= 0 {
 		if d := time.Until(s.next); d > 0 {
 			t := time.NewTimer(d)
 			select {
 			case <-s.closed:
 				t.Stop()
 				return false
+			case <-s.kick:
+				t.Stop()
 			case <-t.C:
 			}
 		}
@@ -361,7 +374,10 @@ func (s *Source) advance(now time.Time, skipped bool) {
 // speed (about 1 ms for 1080p) it is cheaper than anything that could miss
 // a one-pixel change.
 func (s *Source) unchanged(img image.Image, now time.Time) bool {
-	forced := s.wantNow.Swap(false)
+	forced := s.force.Load() > 0
+	if forced {
+		s.force.Add(-1)
+	}
 	rgba, ok := img.(*image.RGBA)
 	if !ok {
 		return false
@@ -399,15 +415,51 @@ func rgbaPix(img *image.RGBA) []byte {
 	return out
 }
 
-// RequestFrame makes the next capture slot hand on a frame even if the
-// screen did not change (for a keyframe asked for by a receiver).
-func (s *Source) RequestFrame() { s.wantNow.Store(true) }
+// RequestFrame makes the source hand on its next two frames at once, even
+// if the screen did not change (for a keyframe asked for by a receiver or
+// by congestion control): the frame the encoder is waiting for, and the
+// one after it that it will make a keyframe (the encoder takes a keyframe
+// request only between frames). Waiting for the slots would add up to
+// two frame periods (0.4 s at 5 fps) to a picture that is missing.
+func (s *Source) RequestFrame() {
+	s.force.Store(forcedFrames)
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+const forcedFrames = 2
 
 // Skipped counts captured screen frames not handed on because nothing changed.
 func (s *Source) Skipped() uint64 { return s.skipped.Load() }
 
+// takeLimits applies the limits set by SetLimits (a publisher's pump,
+// before it asks the encoder for a frame) and reports whether the next
+// frame will have another size than the last: the encoder then starts
+// over with a keyframe, whose bit rate the pump must set beforehand (a
+// size applied by Read itself, after the pump set the rate, made a
+// 52 KB keyframe at 960×540 for a 120 kbit/s target).
+func (s *Source) takeLimits() bool {
+	s.applyLimits()
+	return s.resizing()
+}
+
+// resizing reports whether the next frame handed on will have another
+// size than the last one (SetLimits changed the bound).
+func (s *Source) resizing() bool {
+	l, cw, ch := s.limits.Load(), int(s.capW.Load()), int(s.capH.Load())
+	if l == nil || cw == 0 || ch == 0 {
+		return false
+	}
+	w, h := FitWithin(cw, ch, l.MaxWidth, l.MaxHeight)
+	return int64(w) != s.w.Load() || int64(h) != s.h.Load()
+}
+
 func (s *Source) convert(img image.Image) *image.YCbCr {
 	b := img.Bounds()
+	s.capW.Store(int64(b.Dx()))
+	s.capH.Store(int64(b.Dy()))
 	w, h := FitWithin(b.Dx(), b.Dy(), s.o.MaxWidth, s.o.MaxHeight)
 	s.bi = (s.bi + 1) % len(s.bufs)
 	dst := s.bufs[s.bi]
