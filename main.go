@@ -241,7 +241,7 @@ func writeHeapProfileOnSignal(ctx context.Context, path string, stderr io.Writer
 
 func writeHeapProfile(path string) error {
 	runtime.GC()
-	f, err := os.Create(path) // #nosec G304 -- the path is the user's own environment variable
+	f, err := os.Create(path) // #nosec G304 G703 -- the path is the user's own environment variable
 	if err != nil {
 		return err
 	}

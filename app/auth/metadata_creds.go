@@ -47,6 +47,7 @@ func (t *Transport) Credentials(ctx context.Context, target, method string) (htt
 		switch {
 		case rec.KeyName == "":
 		case rec.KeyLocation == "cookie":
+			// #nosec G124 -- a request's Cookie header: Secure, HttpOnly and SameSite belong to Set-Cookie
 			h.Set("Cookie", (&http.Cookie{Name: rec.KeyName, Value: rec.Secret}).String())
 		default:
 			h.Set(rec.KeyName, rec.Secret)

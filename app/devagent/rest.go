@@ -34,7 +34,7 @@ func (w *restWriter) fail(e *a2a.RPCError) {
 	status, b := rest.EncodeError(e)
 	w.Header().Set("Content-Type", rest.ContentType)
 	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	_, _ = w.Write(b) // #nosec G705 -- a JSON error body served as application/json, never HTML
 }
 
 func (w *restWriter) event([]byte) error { return nil } // unused: sse() is true

@@ -124,7 +124,7 @@ func StartServer(ctx context.Context) (s *Server, err error) {
 			return nil, fmt.Errorf("soundtest: %w", err)
 		}
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
+	if err := os.Chmod(dir, 0o700); err != nil { // #nosec G302 -- a folder needs x to be entered; 0700 is owner-only
 		return nil, fmt.Errorf("soundtest: %w", err)
 	}
 	// Own state and config homes: wireplumber remembers defaults there and
@@ -137,7 +137,7 @@ func StartServer(ctx context.Context) (s *Server, err error) {
 		"XDG_STATE_HOME=" + filepath.Join(dir, "state"),
 		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
 	}
-	log, err := os.Create(filepath.Join(dir, "server.log"))
+	log, err := os.Create(filepath.Join(dir, "server.log")) // #nosec G304 -- a fixed name in the server's own temporary folder
 	if err != nil {
 		return nil, fmt.Errorf("soundtest: %w", err)
 	}
@@ -161,7 +161,7 @@ func StartServer(ctx context.Context) (s *Server, err error) {
 	s.env = append(s.env, "DBUS_SESSION_BUS_ADDRESS="+addr)
 
 	for _, name := range []string{"pipewire", "wireplumber", "pipewire-pulse"} {
-		cmd := exec.Command(name)
+		cmd := exec.Command(name) // #nosec G204 -- one of the three sound-server programs listed just above
 		cmd.Env = s.baseEnv()
 		cmd.Stdout, cmd.Stderr = log, log
 		if err := s.start(cmd); err != nil {
@@ -260,7 +260,7 @@ func (s *Server) Use(tb testing.TB) {
 func (s *Server) Pactl(ctx context.Context, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "pactl", args...)
+	cmd := exec.CommandContext(ctx, "pactl", args...) // #nosec G204 -- pactl with a test's arguments; exec passes them as arguments, no shell
 	cmd.Env = s.baseEnv()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -404,7 +404,7 @@ func (s *Server) Loopback(tb testing.TB, sink, source string) {
 func (s *Server) pwLink(args ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "pw-link", args...)
+	cmd := exec.CommandContext(ctx, "pw-link", args...) // #nosec G204 -- pw-link with port names of this package; exec passes them as arguments, no shell
 	cmd.Env = s.baseEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("soundtest: pw-link %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))

@@ -207,9 +207,13 @@ func drmFourCC(shm uint32) uint32 {
 var le = binary.LittleEndian // the wire uses host order; amd64 and arm64 are little-endian
 
 func message(id, op uint32, args ...uint32) []byte {
-	b := make([]byte, 8+4*len(args))
+	size := 8 + 4*len(args)
+	if size > 0xffff { // the wire's size field has 16 bits
+		panic(fmt.Sprintf("waylandtest: message of %d bytes", size))
+	}
+	b := make([]byte, size)
 	le.PutUint32(b, id)
-	le.PutUint32(b[4:], uint32(len(b))<<16|op)
+	le.PutUint32(b[4:], uint32(size)<<16|op)
 	for i, a := range args {
 		le.PutUint32(b[8+4*i:], a)
 	}

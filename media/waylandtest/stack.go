@@ -126,7 +126,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		}
 	}()
 	// sway's user must reach its own directory below dir
-	if err := os.Chmod(dir, 0o711); err != nil {
+	if err := os.Chmod(dir, 0o711); err != nil { // #nosec G302 -- a test folder: x for sway's user to reach its own folder below, no read
 		return nil, fmt.Errorf("waylandtest: %w", err)
 	}
 	swayDir := filepath.Join(dir, "sway")
@@ -249,11 +249,11 @@ func (s *Stack) env() []string {
 // command makes a program of the stack; it lives until Close, whatever
 // the context of Start.
 func (s *Stack) command(logName, name string, args ...string) *exec.Cmd {
-	cmd := exec.Command(name, args...)
+	cmd := exec.Command(name, args...) // #nosec G204 -- the test stack's own programs (sway, xdg-desktop-portal, ...), named by this package
 	cmd.Env = s.env()
 	cmd.Dir = s.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if f, err := os.Create(filepath.Join(s.Dir, logName)); err == nil {
+	if f, err := os.Create(filepath.Join(s.Dir, logName)); err == nil { // #nosec G304 -- a log file name of this package, in the stack's own temporary folder
 		cmd.Stdout, cmd.Stderr = f, f
 	}
 	return cmd
@@ -291,7 +291,7 @@ func (s *Stack) waitName(ctx context.Context, name string, p *proc) error {
 
 // Log returns the named program log ("sway.log", "xdpw.log", "xdp.log", ...).
 func (s *Stack) Log(name string) string {
-	b, _ := os.ReadFile(filepath.Join(s.Dir, name))
+	b, _ := os.ReadFile(filepath.Join(s.Dir, name)) // #nosec G304 -- a test reads a log of the stack's own temporary folder
 	return string(b)
 }
 
@@ -305,6 +305,7 @@ func (s *Stack) withLog(err error, name string) error {
 
 // Paint fills the output with a colour ("#rrggbb"), through sway's IPC.
 func (s *Stack) Paint(ctx context.Context, color string) error {
+	// #nosec G204 -- swaymsg with a colour from the test; exec passes it as one argument, no shell
 	cmd := exec.CommandContext(ctx, "swaymsg", "-s", s.swaySock, "output", OutputName, "bg", color, "solid_color")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("waylandtest: swaymsg: %w: %s", err, out)
@@ -334,6 +335,7 @@ func (s *Stack) StopBackend() error {
 // "enable", "mode 800x600", ...).
 func (s *Stack) Output(ctx context.Context, command string) error {
 	args := append([]string{"-s", s.swaySock, "output", OutputName}, strings.Fields(command)...)
+	// #nosec G204 -- swaymsg with an output command from the test; exec passes the words as arguments, no shell
 	if out, err := exec.CommandContext(ctx, "swaymsg", args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("waylandtest: swaymsg output %s: %w: %s", command, err, out)
 	}
@@ -402,7 +404,7 @@ func chownR(dir string, uid, gid int) error {
 		if err != nil {
 			return err
 		}
-		return os.Lchown(p, uid, gid)
+		return os.Lchown(p, uid, gid) // #nosec G122 -- the stack's own fresh temporary folder; Lchown does not follow a link
 	})
 }
 
