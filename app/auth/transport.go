@@ -77,36 +77,56 @@ func (t *Transport) answerChallenge(req *http.Request, s *Session, method string
 		return resp, nil // the body cannot be sent again
 	}
 	ch, ok := BearerChallenge(resp.Header)
+	retry := false
 	switch {
 	case ok && ch.Error() == "insufficient_scope":
-		need := ch.Scopes()
-		if scope, known := ScopeFor(method); len(need) == 0 && known {
-			need = []string{scope}
-		}
-		if len(missing(need, s.Granted())) == 0 {
-			return resp, nil // the agent wants what is granted: nothing to ask for
-		}
-		drain(resp)
-		if err := s.StepUp(req.Context(), method, need); err != nil {
-			var se *ScopeError
-			if errors.As(err, &se) {
-				se.Status = resp.StatusCode
-			}
+		var err error
+		if retry, err = stepUpFor(req, s, method, resp, ch); err != nil {
 			return nil, err
 		}
 	case resp.StatusCode == http.StatusUnauthorized && (!ok || ch.Error() == "invalid_token" || ch.Error() == ""):
-		if sent == "" {
-			return resp, nil
-		}
-		if _, err := s.token(req.Context(), sent); err != nil {
-			return resp, nil // the 401 tells the user to sign in again
-		}
-		drain(resp)
-	default:
+		retry = refreshRejected(req, s, resp, sent)
+	}
+	if !retry {
 		return resp, nil
 	}
 	resp, _, err := t.send(req, s, true)
 	return resp, err
+}
+
+// stepUpFor asks for the scopes an insufficient_scope challenge names (or
+// the method's scope); false if they are granted already.
+func stepUpFor(req *http.Request, s *Session, method string, resp *http.Response, ch Challenge) (bool, error) {
+	need := ch.Scopes()
+	if scope, known := ScopeFor(method); len(need) == 0 && known {
+		need = []string{scope}
+	}
+	if len(missing(need, s.Granted())) == 0 {
+		return false, nil // the agent wants what is granted: nothing to ask for
+	}
+	drain(resp)
+	if err := s.StepUp(req.Context(), method, need); err != nil {
+		var se *ScopeError
+		if errors.As(err, &se) {
+			se.Status = resp.StatusCode
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// refreshRejected gets a new token in place of the rejected one sent;
+// false if none was sent or there is no new one (the 401 then tells the
+// user to sign in again).
+func refreshRejected(req *http.Request, s *Session, resp *http.Response, sent string) bool {
+	if sent == "" {
+		return false
+	}
+	if _, err := s.token(req.Context(), sent); err != nil {
+		return false
+	}
+	drain(resp)
+	return true
 }
 
 // send sends a copy of req with the session's credential. retry takes a
