@@ -47,67 +47,28 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && cli.IsCommand(args[0]) {
-		initlog.Release(stderr, false)
-		return cli.Run(ctx, args, stdout, stderr)
+	if code, ok := runCommand(ctx, args, stdout, stderr); ok {
+		return code
 	}
-	if len(args) > 0 && args[0] == "devices" {
-		initlog.Release(stderr, false)
-		return mediacli.Run(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "a2ui" {
-		return a2uicli.Run(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "help" {
-		initlog.Release(stderr, false)
-		fmt.Fprint(stdout, usage())
-		return 0
-	}
-	opts, err := parseLaunch(args, stderr)
-	if err != nil {
-		initlog.Release(stderr, false)
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "aimdesk: %v\n", err)
-		return 2
-	}
-	if opts.version {
-		initlog.Release(stderr, false)
-		fmt.Fprintln(stdout, versionLine())
-		return 0
+	opts, code, ok := parseLaunchOrExit(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	initlog.Release(stderr, true)
 	demo, send := &opts.demo, &opts.send
-	path := opts.data
-	if path == "" {
-		p, err := store.DefaultPath()
-		if err != nil {
-			fmt.Fprintf(stderr, "aimdesk: %v\n", err)
-			return 1
-		}
-		path = p
+	path, err := historyPath(opts.data)
+	if err != nil {
+		fmt.Fprintf(stderr, "aimdesk: %v\n", err)
+		return 1
 	}
 	// One instance per history: a later launch hands its arguments to the
 	// running one, which raises its window, and exits.
-	var inst *instance.Listener
-	if sock, err := instance.SocketPath(os.Getenv("XDG_RUNTIME_DIR"), path); err == nil {
-		l, err := instance.Listen(ctx, sock)
-		switch {
-		case errors.Is(err, instance.ErrRunning):
-			res, err := instance.Send(ctx, sock, instance.Request{Args: args})
-			if err != nil {
-				fmt.Fprintf(stderr, "aimdesk: %v\n", err)
-				return 1
-			}
-			fmt.Fprintf(stdout, "aimdesk is already running: %s\n", res)
-			return 0
-		case err != nil:
-			fmt.Fprintf(stderr, "aimdesk: single instance off: %v\n", err)
-		default:
-			inst = l
-			defer inst.Close()
-		}
+	inst, code, handedOver := singleInstance(ctx, args, path, stdout, stderr)
+	if handedOver {
+		return code
+	}
+	if inst != nil {
+		defer inst.Close()
 	}
 	var cfg app.Config
 	md, err := ui.A2UIMessageMetadata()
@@ -117,14 +78,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.MessageMetadata = md
 	if *demo {
-		lk, err := devagent.LiveKitFromEnv() // nil when LIVEKIT_URL is unset: no realtime
+		srv, err := startDemoAgent(ctx)
 		if err != nil {
 			fmt.Fprintf(stderr, "aimdesk: %v\n", err)
-			return 1
-		}
-		srv, err := devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0", Handler: devagent.HandlerConfig{LiveKit: lk}})
-		if err != nil {
-			fmt.Fprintf(stderr, "aimdesk: start reference agent: %v\n", err)
 			return 1
 		}
 		defer srv.Close()
@@ -137,14 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		st   *store.Store
 		core *app.Core
 	)
-	defer func() {
-		if core != nil {
-			core.Close()
-		}
-		if st != nil {
-			_ = st.Close()
-		}
-	}()
+	defer func() { closeHistory(core, st) }()
 	// start opens the history and the main window; on a history that cannot
 	// be opened it shows why and the way out instead.
 	var start func() error
@@ -187,6 +136,106 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}()
 	a.Run()
 	return 0
+}
+
+// parseLaunchOrExit parses the app's flags; false (with the exit code)
+// when they are wrong, ask for help or for the version.
+func parseLaunchOrExit(args []string, stdout, stderr io.Writer) (launchOptions, int, bool) {
+	opts, err := parseLaunch(args, stderr)
+	if err != nil {
+		initlog.Release(stderr, false)
+		if errors.Is(err, flag.ErrHelp) {
+			return opts, 0, false
+		}
+		fmt.Fprintf(stderr, "aimdesk: %v\n", err)
+		return opts, 2, false
+	}
+	if opts.version {
+		initlog.Release(stderr, false)
+		fmt.Fprintln(stdout, versionLine())
+		return opts, 0, false
+	}
+	return opts, 0, true
+}
+
+// historyPath is the history file --data names, else the default one.
+func historyPath(data string) (string, error) {
+	if data != "" {
+		return data, nil
+	}
+	return store.DefaultPath()
+}
+
+// closeHistory closes the core and the store, those that were opened.
+func closeHistory(core *app.Core, st *store.Store) {
+	if core != nil {
+		core.Close()
+	}
+	if st != nil {
+		_ = st.Close()
+	}
+}
+
+// runCommand runs a command-line command (the CLI's, devices, a2ui,
+// help); false when args ask for the app instead.
+func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (int, bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
+	switch {
+	case cli.IsCommand(args[0]):
+		initlog.Release(stderr, false)
+		return cli.Run(ctx, args, stdout, stderr), true
+	case args[0] == "devices":
+		initlog.Release(stderr, false)
+		return mediacli.Run(ctx, args[1:], stdout, stderr), true
+	case args[0] == "a2ui":
+		return a2uicli.Run(ctx, args[1:], stdout, stderr), true
+	case args[0] == "help":
+		initlog.Release(stderr, false)
+		fmt.Fprint(stdout, usage())
+		return 0, true
+	}
+	return 0, false
+}
+
+// singleInstance listens for later launches on the history at path. If an
+// instance runs already, it hands args over to it (handedOver, with the
+// exit code). A nil listener without handing over: single instance off.
+func singleInstance(ctx context.Context, args []string, path string, stdout, stderr io.Writer) (inst *instance.Listener, code int, handedOver bool) {
+	sock, err := instance.SocketPath(os.Getenv("XDG_RUNTIME_DIR"), path)
+	if err != nil {
+		return nil, 0, false
+	}
+	l, err := instance.Listen(ctx, sock)
+	switch {
+	case errors.Is(err, instance.ErrRunning):
+		res, err := instance.Send(ctx, sock, instance.Request{Args: args})
+		if err != nil {
+			fmt.Fprintf(stderr, "aimdesk: %v\n", err)
+			return nil, 1, true
+		}
+		fmt.Fprintf(stdout, "aimdesk is already running: %s\n", res)
+		return nil, 0, true
+	case err != nil:
+		fmt.Fprintf(stderr, "aimdesk: single instance off: %v\n", err)
+		return nil, 0, false
+	}
+	return l, 0, false
+}
+
+// startDemoAgent starts the embedded reference agent on loopback (with
+// realtime calls when LIVEKIT_URL is set).
+func startDemoAgent(ctx context.Context) (*devagent.Server, error) {
+	lk, err := devagent.LiveKitFromEnv() // nil when LIVEKIT_URL is unset: no realtime
+	if err != nil {
+		return nil, err
+	}
+	srv, err := devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0", Handler: devagent.HandlerConfig{LiveKit: lk}})
+	if err != nil {
+		return nil, fmt.Errorf("start reference agent: %w", err)
+	}
+	return srv, nil
 }
 
 // usage is the CLI's help with the media commands, which app/cli cannot
@@ -241,7 +290,7 @@ func writeHeapProfileOnSignal(ctx context.Context, path string, stderr io.Writer
 
 func writeHeapProfile(path string) error {
 	runtime.GC()
-	f, err := os.Create(path) // #nosec G304 -- the path is the user's own environment variable
+	f, err := os.Create(path) // #nosec G304 G703 -- the path is the user's own environment variable
 	if err != nil {
 		return err
 	}

@@ -144,57 +144,72 @@ func itemCount(v any) int {
 // (child-slot properties, which hold ids, and "action", which is resolved
 // at click time, are skipped).
 func collectDeps(props map[string]any, skip map[string]bool, scope string) []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	var walk func(v any, depth int)
-	walk = func(v any, depth int) {
-		if depth > 32 {
-			return
-		}
-		switch x := v.(type) {
-		case map[string]any:
-			kind, _ := functions.Classify(x)
-			switch kind {
-			case functions.KindPath:
-				add(datamodel.Resolve(x["path"].(string), scope))
-				return
-			case functions.KindCall:
-				if x["call"] == "formatString" {
-					if args, ok := x["args"].(map[string]any); ok {
-						for _, k := range []string{"value", "template", "format", "text"} {
-							if s, ok := args[k].(string); ok {
-								if tpl, err := expr.Parse(s); err == nil {
-									for _, p := range tpl.Paths() {
-										add(datamodel.Resolve(p, scope))
-									}
-								}
-							}
-						}
-					}
-				}
-				walk(x["args"], depth+1)
-				return
-			}
-			for _, e := range x {
-				walk(e, depth+1)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e, depth+1)
-			}
-		}
-	}
+	d := &depCollector{scope: scope, seen: map[string]bool{}}
 	for k, v := range props {
 		if skip[k] || k == "action" {
 			continue
 		}
-		walk(v, 0)
+		d.walk(v, 0)
 	}
-	return out
+	return d.out
+}
+
+// depCollector gathers the data paths bound values read, resolved in
+// scope, each once in the order found.
+type depCollector struct {
+	scope string
+	seen  map[string]bool
+	out   []string
+}
+
+func (d *depCollector) add(p string) {
+	if !d.seen[p] {
+		d.seen[p] = true
+		d.out = append(d.out, p)
+	}
+}
+
+func (d *depCollector) walk(v any, depth int) {
+	if depth > 32 {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		kind, _ := functions.Classify(x)
+		switch kind {
+		case functions.KindPath:
+			d.add(datamodel.Resolve(x["path"].(string), d.scope))
+			return
+		case functions.KindCall:
+			if x["call"] == "formatString" {
+				d.formatStringPaths(x)
+			}
+			d.walk(x["args"], depth+1)
+			return
+		}
+		for _, e := range x {
+			d.walk(e, depth+1)
+		}
+	case []any:
+		for _, e := range x {
+			d.walk(e, depth+1)
+		}
+	}
+}
+
+// formatStringPaths adds the paths a formatString call's template reads.
+func (d *depCollector) formatStringPaths(call map[string]any) {
+	args, ok := call["args"].(map[string]any)
+	if !ok {
+		return
+	}
+	for _, k := range []string{"value", "template", "format", "text"} {
+		if s, ok := args[k].(string); ok {
+			if tpl, err := expr.Parse(s); err == nil {
+				for _, p := range tpl.Paths() {
+					d.add(datamodel.Resolve(p, d.scope))
+				}
+			}
+		}
+	}
 }

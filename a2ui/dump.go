@@ -55,6 +55,17 @@ func dumpNode(b *strings.Builder, n *Node, depth int, slot string) {
 		label = slot + ": "
 	}
 	fmt.Fprintf(b, "%s%s%s %s\n", ind, label, n.comp.Type, n.key)
+	dumpProps(b, n, ind)
+	dumpChecks(b, n, ind)
+	// Children in node order, labelled with their slot.
+	for _, c := range n.children {
+		dumpNode(b, c, depth+1, n.slotOf(c))
+	}
+}
+
+// dumpProps writes the node's properties other than its slots, with the
+// values of bound ones.
+func dumpProps(b *strings.Builder, n *Node, ind string) {
 	skip := map[string]bool{}
 	for _, sl := range n.s.slotsOf(n.comp) {
 		if sl.Kind != "nested" {
@@ -81,30 +92,37 @@ func dumpNode(b *strings.Builder, n *Node, depth int, slot string) {
 		}
 		b.WriteString(line + "\n")
 	}
-	if _, ok := n.comp.Props["checks"]; ok {
-		st := n.Checks()
-		fmt.Fprintf(b, "%s  checks: valid=%v", ind, st.Valid)
-		for _, f := range st.Failures {
-			fmt.Fprintf(b, " [%s %s %q]", f.Severity, f.Code, f.Message)
-		}
-		b.WriteString("\n")
+}
+
+// dumpChecks writes the result of the node's checks, if it has any.
+func dumpChecks(b *strings.Builder, n *Node, ind string) {
+	if _, ok := n.comp.Props["checks"]; !ok {
+		return
 	}
+	st := n.Checks()
+	fmt.Fprintf(b, "%s  checks: valid=%v", ind, st.Valid)
+	for _, f := range st.Failures {
+		fmt.Fprintf(b, " [%s %s %q]", f.Severity, f.Code, f.Message)
+	}
+	b.WriteString("\n")
+}
+
+// slotOf is the name of the slot holding child c ("" if none; the last
+// one found if several do).
+func (n *Node) slotOf(c *Node) string {
 	slots := make([]string, 0, len(n.slots))
 	for k := range n.slots {
 		slots = append(slots, k)
 	}
-	// Children in node order, labelled with their slot.
-	for _, c := range n.children {
-		s := ""
-		for _, name := range slots {
-			for _, x := range n.slots[name] {
-				if x == c {
-					s = name
-				}
+	s := ""
+	for _, name := range slots {
+		for _, x := range n.slots[name] {
+			if x == c {
+				s = name
 			}
 		}
-		dumpNode(b, c, depth+1, s)
 	}
+	return s
 }
 
 func isDynamic(v any) bool {

@@ -133,50 +133,13 @@ func DecodeMessage(raw any, index int) (*Message, error) {
 	if !ok {
 		return nil, msgErr(index, "", "", "message %d is %T, want an object", index, raw)
 	}
-	var found []Kind
-	for _, k := range allKinds {
-		if _, ok := m[string(k)]; ok {
-			found = append(found, k)
-		}
+	kind, err := messageKind(m, index)
+	if err != nil {
+		return nil, err
 	}
-	if len(found) == 0 {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		e := msgErr(index, "", "", "no known message type among keys %v", keys)
-		e.Err = ErrUnknownMessage
-		return nil, e
-	}
-	if len(found) > 1 {
-		e := msgErr(index, "", "/"+string(found[1]), "Message contains multiple update types (%s and %s). Message contains multiple conflicting update actions; send one per message.", found[0], found[1])
-		e.Err = ErrMultipleActions
-		return nil, e
-	}
-	kind := found[0]
-	var ver Version
-	switch vv := m["version"].(type) {
-	case string:
-		ver = Version(vv)
-		if !ver.Valid() {
-			e := msgErr(index, "", "/version", "unsupported version %q", vv)
-			e.Err = ErrUnsupportedVer
-			return nil, e
-		}
-	case nil:
-		if _, has := m["version"]; has {
-			return nil, msgErr(index, "", "/version", "version is null")
-		}
-		switch kind {
-		case KindBeginRendering, KindSurfaceUpdate, KindDataModelUpdate, KindDeleteSurface:
-			ver = V08
-		default:
-			e := msgErr(index, "", "/version", "%s message without version", kind)
-			return nil, e
-		}
-	default:
-		return nil, msgErr(index, "", "/version", "version is %T, want a string", vv)
+	ver, err := messageVersion(m, kind, index)
+	if err != nil {
+		return nil, err
 	}
 	if !kindAllowed(ver, kind) {
 		e := msgErr(index, "", "/"+string(kind), "%s is not a %s message", kind, ver)
@@ -196,6 +159,61 @@ func DecodeMessage(raw any, index int) (*Message, error) {
 		msg.SurfaceID = sid
 	}
 	return msg, nil
+}
+
+// messageKind is the one message type a message holds.
+func messageKind(m map[string]any, index int) (Kind, error) {
+	var found []Kind
+	for _, k := range allKinds {
+		if _, ok := m[string(k)]; ok {
+			found = append(found, k)
+		}
+	}
+	if len(found) == 0 {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		e := msgErr(index, "", "", "no known message type among keys %v", keys)
+		e.Err = ErrUnknownMessage
+		return "", e
+	}
+	if len(found) > 1 {
+		e := msgErr(index, "", "/"+string(found[1]), "Message contains multiple update types (%s and %s). Message contains multiple conflicting update actions; send one per message.", found[0], found[1])
+		e.Err = ErrMultipleActions
+		return "", e
+	}
+	return found[0], nil
+}
+
+// messageVersion is a message's version; without one, v0.8 for the kinds
+// v0.8 has.
+func messageVersion(m map[string]any, kind Kind, index int) (Version, error) {
+	var ver Version
+	switch vv := m["version"].(type) {
+	case string:
+		ver = Version(vv)
+		if !ver.Valid() {
+			e := msgErr(index, "", "/version", "unsupported version %q", vv)
+			e.Err = ErrUnsupportedVer
+			return "", e
+		}
+	case nil:
+		if _, has := m["version"]; has {
+			return "", msgErr(index, "", "/version", "version is null")
+		}
+		switch kind {
+		case KindBeginRendering, KindSurfaceUpdate, KindDataModelUpdate, KindDeleteSurface:
+			ver = V08
+		default:
+			e := msgErr(index, "", "/version", "%s message without version", kind)
+			return "", e
+		}
+	default:
+		return "", msgErr(index, "", "/version", "version is %T, want a string", vv)
+	}
+	return ver, nil
 }
 
 func kindAllowed(v Version, k Kind) bool {

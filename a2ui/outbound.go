@@ -140,22 +140,11 @@ func (p *Processor) Act(n *Node, prop string) (*ActionResult, error) {
 	if prop == "" {
 		prop = "action"
 	}
-	if n == nil || !n.live {
-		return nil, fmt.Errorf("%w: node is not live", ErrComponentNotFound)
+	act, err := n.actionProp(prop)
+	if err != nil {
+		return nil, err
 	}
 	s := n.s
-	raw, ok := n.comp.Props[prop]
-	if !ok || raw == nil {
-		return nil, fmt.Errorf("%w: %s.%s", ErrNoAction, n.comp.ID, prop)
-	}
-	if !n.Enabled() {
-		st := n.Checks()
-		return nil, fmt.Errorf("%w: %s: %s", ErrChecksFailed, n.comp.ID, st.Message())
-	}
-	act, ok := raw.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%w: %s.%s is not an object", ErrNoAction, n.comp.ID, prop)
-	}
 	res := &ActionResult{}
 	if fc, ok := act["functionCall"].(map[string]any); ok {
 		return p.actFunction(n, fc, res)
@@ -171,11 +160,65 @@ func (p *Processor) Act(n *Node, prop string) (*ActionResult, error) {
 	if name == "" {
 		return nil, fmt.Errorf("%w: %s.%s has no event name", ErrNoAction, n.comp.ID, prop)
 	}
+	ctx, err := n.actionContext(ev["context"], &res.Effects)
+	if err != nil {
+		return nil, err
+	}
+	body := map[string]any{
+		"name":              name,
+		"surfaceId":         s.id,
+		"sourceComponentId": n.comp.ID,
+		"timestamp":         p.now().UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		"context":           ctx,
+	}
+	n.addUserMessage(body, ev)
+	key := "action"
+	if s.version == V08 {
+		key = "userAction"
+	}
+	res.Outgoing = append(res.Outgoing, p.outbound(s, wrap(s.version, key, body)))
+	return res, nil
+}
+
+// actionProp is the action object of the live, enabled node's prop.
+func (n *Node) actionProp(prop string) (map[string]any, error) {
+	if n == nil || !n.live {
+		return nil, fmt.Errorf("%w: node is not live", ErrComponentNotFound)
+	}
+	raw, ok := n.comp.Props[prop]
+	if !ok || raw == nil {
+		return nil, fmt.Errorf("%w: %s.%s", ErrNoAction, n.comp.ID, prop)
+	}
+	if !n.Enabled() {
+		st := n.Checks()
+		return nil, fmt.Errorf("%w: %s: %s", ErrChecksFailed, n.comp.ID, st.Message())
+	}
+	act, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s.%s is not an object", ErrNoAction, n.comp.ID, prop)
+	}
+	return act, nil
+}
+
+// addUserMessage adds a v1.0 event's userMessage, evaluated, to body.
+func (n *Node) addUserMessage(body, ev map[string]any) {
+	um, ok := ev["userMessage"]
+	if !ok || n.s.version.Family() != V10 {
+		return
+	}
+	if v, err := n.eval(um, true, nil); err == nil && v != nil {
+		body["userMessage"] = functions.Stringify(v)
+	}
+}
+
+// actionContext evaluates an action's context: an object of values, or
+// v0.8's [{key, value}].
+func (n *Node) actionContext(context any, effects *[]functions.Effect) (map[string]any, error) {
 	ctx := map[string]any{}
-	switch c := ev["context"].(type) {
+	switch c := context.(type) {
 	case map[string]any:
 		for k, v := range c {
-			rv, err := n.eval(v, true, &res.Effects)
+			rv, err := n.eval(v, true, effects)
 			if err != nil {
 				return nil, fmt.Errorf("%w: context %q: %w", ErrFunctionCall, k, err)
 			}
@@ -188,32 +231,14 @@ func (p *Processor) Act(n *Node, prop string) (*ActionResult, error) {
 				continue
 			}
 			k, _ := em["key"].(string)
-			rv, err := n.eval(em["value"], true, &res.Effects)
+			rv, err := n.eval(em["value"], true, effects)
 			if err != nil {
 				return nil, fmt.Errorf("%w: context %q: %w", ErrFunctionCall, k, err)
 			}
 			ctx[k] = datamodel.DeepCopy(rv)
 		}
 	}
-	body := map[string]any{
-		"name":              name,
-		"surfaceId":         s.id,
-		"sourceComponentId": n.comp.ID,
-		"timestamp":         p.now().UTC().Format("2006-01-02T15:04:05.000Z07:00"),
-		"context":           ctx,
-	}
-	if um, ok := ev["userMessage"]; ok && s.version.Family() == V10 {
-		v, err := n.eval(um, true, nil)
-		if err == nil && v != nil {
-			body["userMessage"] = functions.Stringify(v)
-		}
-	}
-	key := "action"
-	if s.version == V08 {
-		key = "userAction"
-	}
-	res.Outgoing = append(res.Outgoing, p.outbound(s, wrap(s.version, key, body)))
-	return res, nil
+	return ctx, nil
 }
 
 func (p *Processor) outbound(s *Surface, msg map[string]any) Outbound {

@@ -259,37 +259,14 @@ func (p *Processor) ProcessValue(agentID string, v any) *Result {
 	}
 	cs := newChangeSet()
 	for i, raw := range list {
-		msg, err := DecodeMessage(raw, i)
-		if err == nil && p.accept != nil && !p.accept[msg.Version] {
-			e := msgErr(i, msg.SurfaceID, "/version", "version %s is not accepted by this processor", msg.Version)
-			e.Err = ErrUnsupportedVer
-			err = e
-		}
-		if err == nil && p.checker != nil {
-			if cerr := p.checker.CheckMessage(msg.Version, msg.Raw); cerr != nil {
-				e := msgErr(i, msg.SurfaceID, "", "%v", cerr)
-				e.Err = fmt.Errorf("%w: %w", ErrValidation, cerr)
-				err = e
-			}
-		}
-		if err == nil {
-			err = p.apply(agentID, msg, cs, r)
-		}
+		err := p.processOne(agentID, raw, i, cs, r)
 		if err != nil {
 			var pe *ProtocolError
 			if errors.As(err, &pe) && pe.Index < 0 {
 				pe.Index = i
 			}
 			r.Errors = append(r.Errors, err)
-			ver := V09
-			if m, ok := raw.(map[string]any); ok {
-				if vs, ok := m["version"].(string); ok && Version(vs).Valid() {
-					ver = Version(vs)
-				} else if !ok {
-					ver = V08
-				}
-			}
-			r.Outgoing = append(r.Outgoing, p.errorOutbound(agentID, ver, err))
+			r.Outgoing = append(r.Outgoing, p.errorOutbound(agentID, errorVersion(raw), err))
 			continue
 		}
 		r.Applied++
@@ -302,6 +279,42 @@ func (p *Processor) ProcessValue(agentID string, v any) *Result {
 	r.Change = cs.build()
 	p.notify(r.Change)
 	return r
+}
+
+// processOne decodes, checks and applies message i of a payload.
+func (p *Processor) processOne(agentID string, raw any, i int, cs *changeSet, r *Result) error {
+	msg, err := DecodeMessage(raw, i)
+	if err != nil {
+		return err
+	}
+	if p.accept != nil && !p.accept[msg.Version] {
+		e := msgErr(i, msg.SurfaceID, "/version", "version %s is not accepted by this processor", msg.Version)
+		e.Err = ErrUnsupportedVer
+		return e
+	}
+	if p.checker != nil {
+		if cerr := p.checker.CheckMessage(msg.Version, msg.Raw); cerr != nil {
+			e := msgErr(i, msg.SurfaceID, "", "%v", cerr)
+			e.Err = fmt.Errorf("%w: %w", ErrValidation, cerr)
+			return e
+		}
+	}
+	return p.apply(agentID, msg, cs, r)
+}
+
+// errorVersion is the version to answer a failed message in: its own if
+// valid, v0.8 for one without a version member, else v0.9.
+func errorVersion(raw any) Version {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return V09
+	}
+	if vs, ok := m["version"].(string); ok && Version(vs).Valid() {
+		return Version(vs)
+	} else if !ok {
+		return V08
+	}
+	return V09
 }
 
 func (p *Processor) apply(agentID string, m *Message, cs *changeSet, r *Result) error {
@@ -528,37 +541,9 @@ func (p *Processor) applyComponents(s *Surface, m *Message, comps []any, base st
 	parsed := make([]*Component, 0, len(comps))
 	added := 0
 	for i, raw := range comps {
-		path := fmt.Sprintf("%s/%d", base, i)
-		c, hasType, e := normaliseComponent(m.Version, raw, path, s.id)
-		if e != nil {
-			return e
-		}
-		if !hasType {
-			old, ok := s.comps[c.ID]
-			if !ok {
-				return perr(CategoryValidation, CodeValidationFailed, ErrValidation, s.id, path+"/component", "Cannot create component %s without a type", c.ID)
-			}
-			c.Type = old.Type
-		}
-		if p.checker != nil {
-			cat := s.catalog
-			if c.CatalogID != "" {
-				if cc, ok := p.catalogs.Resolve(c.CatalogID, s.version); ok {
-					cat = cc
-				}
-			}
-			flat := c.Flat()
-			if m.Version == V08 {
-				if mm, ok := raw.(map[string]any); ok {
-					flat = mm
-				}
-			}
-			if err := p.checker.CheckComponent(cat, flat); err != nil {
-				return &ProtocolError{
-					Category: CategoryValidation, Code: CodeValidationFailed, SurfaceID: s.id, Index: -1, Path: path,
-					Message: fmt.Sprintf("Validation failed for component '%s': %v", c.Type, err), Err: fmt.Errorf("%w: %w", ErrValidation, err),
-				}
-			}
+		c, err := p.parseComponent(s, m, raw, fmt.Sprintf("%s/%d", base, i))
+		if err != nil {
+			return err
 		}
 		if _, exists := s.comps[c.ID]; !exists {
 			added++
@@ -568,22 +553,7 @@ func (p *Processor) applyComponents(s *Surface, m *Message, comps []any, base st
 	if len(s.comps)+added > p.limits.MaxComponents {
 		return perr(CategoryLimit, CodeLimitExceeded, ErrLimit, s.id, base, "surface would hold %d components, limit %d", len(s.comps)+added, p.limits.MaxComponents)
 	}
-	prev := make(map[string]*Component, len(parsed))
-	for _, c := range parsed {
-		if old, ok := s.comps[c.ID]; ok {
-			if _, saved := prev[c.ID]; !saved {
-				prev[c.ID] = old
-			}
-		} else if _, saved := prev[c.ID]; !saved {
-			prev[c.ID] = nil
-		}
-		s.seq++
-		c.seq = s.seq
-		if old, ok := s.comps[c.ID]; ok {
-			c.seq = old.seq
-		}
-		s.comps[c.ID] = c
-	}
+	prev := s.putComponents(parsed)
 	if errs := s.validateGraph(p.strict); len(errs) > 0 {
 		for id, old := range prev { // roll back
 			if old == nil {
@@ -601,6 +571,64 @@ func (p *Processor) applyComponents(s *Surface, m *Message, comps []any, base st
 	s.dirty = true
 	cs.get(s)
 	return nil
+}
+
+// parseComponent normalises component raw at path (a component without a
+// type updates an existing one) and checks it against its catalog.
+func (p *Processor) parseComponent(s *Surface, m *Message, raw any, path string) (*Component, error) {
+	c, hasType, e := normaliseComponent(m.Version, raw, path, s.id)
+	if e != nil {
+		return nil, e
+	}
+	if !hasType {
+		old, ok := s.comps[c.ID]
+		if !ok {
+			return nil, perr(CategoryValidation, CodeValidationFailed, ErrValidation, s.id, path+"/component", "Cannot create component %s without a type", c.ID)
+		}
+		c.Type = old.Type
+	}
+	if p.checker == nil {
+		return c, nil
+	}
+	cat := s.catalog
+	if c.CatalogID != "" {
+		if cc, ok := p.catalogs.Resolve(c.CatalogID, s.version); ok {
+			cat = cc
+		}
+	}
+	flat := c.Flat()
+	if m.Version == V08 {
+		if mm, ok := raw.(map[string]any); ok {
+			flat = mm
+		}
+	}
+	if err := p.checker.CheckComponent(cat, flat); err != nil {
+		return nil, &ProtocolError{
+			Category: CategoryValidation, Code: CodeValidationFailed, SurfaceID: s.id, Index: -1, Path: path,
+			Message: fmt.Sprintf("Validation failed for component '%s': %v", c.Type, err), Err: fmt.Errorf("%w: %w", ErrValidation, err),
+		}
+	}
+	return c, nil
+}
+
+// putComponents stores parsed components (an update keeps the old one's
+// order) and returns what each id held before (nil: nothing), to roll
+// back.
+func (s *Surface) putComponents(parsed []*Component) map[string]*Component {
+	prev := make(map[string]*Component, len(parsed))
+	for _, c := range parsed {
+		old, ok := s.comps[c.ID]
+		if _, saved := prev[c.ID]; !saved {
+			prev[c.ID] = old // nil when !ok
+		}
+		s.seq++
+		c.seq = s.seq
+		if ok {
+			c.seq = old.seq
+		}
+		s.comps[c.ID] = c
+	}
+	return prev
 }
 
 func (p *Processor) updateDataModel(s *Surface, m *Message, cs *changeSet) error {

@@ -321,52 +321,15 @@ func (s *Surface) markTemplateSubtree(id string, seen map[string]bool, depth int
 }
 
 func (s *Surface) expand(bs *buildState, parent *Node, id, scope string, index, depth int, slot string) *Node {
-	lim := s.p.limits
-	parentID := ""
-	if parent != nil {
-		parentID = parent.comp.ID
-	}
-	c, ok := s.comps[id]
+	c, ok := s.expandable(bs, parent, id, depth)
 	if !ok {
-		s.addDiag(Diagnostic{Severity: functions.SeverityWarning, ComponentID: parentID, Message: fmt.Sprintf("Dangling reference: %s references missing component %s", parentID, id), Err: ErrDanglingRef})
 		return nil
 	}
-	if bs.stack[id] {
-		s.addDiag(Diagnostic{Severity: functions.SeverityError, ComponentID: id, Message: fmt.Sprintf("Circular reference detected: %s is its own ancestor (via %s)", id, parentID), Err: ErrCycle})
+	key, ok := s.nodeKey(id, scope, parent)
+	if !ok {
 		return nil
 	}
-	if depth > lim.MaxDepth {
-		s.addDiag(Diagnostic{Severity: functions.SeverityError, ComponentID: id, Message: fmt.Sprintf("tree deeper than %d levels", lim.MaxDepth), Err: ErrLimit})
-		return nil
-	}
-	if len(s.nodes) >= lim.MaxNodes {
-		if len(s.nodes) == lim.MaxNodes {
-			s.addDiag(Diagnostic{Severity: functions.SeverityError, ComponentID: id, Message: fmt.Sprintf("more than %d component instances", lim.MaxNodes), Err: ErrLimit})
-		}
-		return nil
-	}
-	key := id
-	if scope != "" {
-		key = id + "@" + scope
-	}
-	if _, dup := s.nodes[key]; dup && parent != nil {
-		// The same component placed under a second parent (agents do
-		// this, e.g. a Button that is also a Modal trigger): a second
-		// instance keyed by its parent.
-		key = key + "^" + parent.key
-		if _, dup := s.nodes[key]; dup {
-			return nil
-		}
-	}
-	n := bs.reuse[key]
-	if n != nil && n.comp.Type == c.Type && n.s == s {
-		if n.comp != c && bs.changes != nil {
-			bs.changes.updated[n] = true
-		}
-		delete(bs.reuse, key)
-	} else {
-		n = &Node{s: s, key: key}
-	}
+	n := s.reuseNode(bs, key, c)
 	n.comp, n.parent, n.scope, n.index, n.depth, n.live = c, parent, scope, index, depth, true
 	n.children, n.slots, n.tmpls = nil, nil, nil
 	s.nodes[key] = n
@@ -384,6 +347,70 @@ func (s *Surface) expand(bs *buildState, parent *Node, id, scope string, index, 
 		s.idx.addValue(d, n)
 	}
 	s.expandChildren(bs, n)
+	return n
+}
+
+// expandable is the component id to expand under parent, or false (with a
+// diagnostic) if it is missing, its own ancestor, too deep, or one
+// instance over the limit.
+func (s *Surface) expandable(bs *buildState, parent *Node, id string, depth int) (*Component, bool) {
+	lim := s.p.limits
+	parentID := ""
+	if parent != nil {
+		parentID = parent.comp.ID
+	}
+	c, ok := s.comps[id]
+	if !ok {
+		s.addDiag(Diagnostic{Severity: functions.SeverityWarning, ComponentID: parentID, Message: fmt.Sprintf("Dangling reference: %s references missing component %s", parentID, id), Err: ErrDanglingRef})
+		return nil, false
+	}
+	if bs.stack[id] {
+		s.addDiag(Diagnostic{Severity: functions.SeverityError, ComponentID: id, Message: fmt.Sprintf("Circular reference detected: %s is its own ancestor (via %s)", id, parentID), Err: ErrCycle})
+		return nil, false
+	}
+	if depth > lim.MaxDepth {
+		s.addDiag(Diagnostic{Severity: functions.SeverityError, ComponentID: id, Message: fmt.Sprintf("tree deeper than %d levels", lim.MaxDepth), Err: ErrLimit})
+		return nil, false
+	}
+	if len(s.nodes) >= lim.MaxNodes {
+		if len(s.nodes) == lim.MaxNodes {
+			s.addDiag(Diagnostic{Severity: functions.SeverityError, ComponentID: id, Message: fmt.Sprintf("more than %d component instances", lim.MaxNodes), Err: ErrLimit})
+		}
+		return nil, false
+	}
+	return c, true
+}
+
+// nodeKey is the key of the instance of component id in scope under
+// parent; false if that instance exists already.
+func (s *Surface) nodeKey(id, scope string, parent *Node) (string, bool) {
+	key := id
+	if scope != "" {
+		key = id + "@" + scope
+	}
+	if _, dup := s.nodes[key]; dup && parent != nil {
+		// The same component placed under a second parent (agents do
+		// this, e.g. a Button that is also a Modal trigger): a second
+		// instance keyed by its parent.
+		key = key + "^" + parent.key
+		if _, dup := s.nodes[key]; dup {
+			return "", false
+		}
+	}
+	return key, true
+}
+
+// reuseNode takes the previous build's node of key if it shows the same
+// type (noting a changed component), else a new node.
+func (s *Surface) reuseNode(bs *buildState, key string, c *Component) *Node {
+	n := bs.reuse[key]
+	if n == nil || n.comp.Type != c.Type || n.s != s {
+		return &Node{s: s, key: key}
+	}
+	if n.comp != c && bs.changes != nil {
+		bs.changes.updated[n] = true
+	}
+	delete(bs.reuse, key)
 	return n
 }
 
@@ -485,11 +512,7 @@ func (s *Surface) dataChanged(path string, ch *surfaceChange) {
 // dangling references, cycles, orphans and composition constraints.
 // Structural problems are returned as errors (strict) or nil.
 func (s *Surface) validateGraph(strict bool) []*ProtocolError {
-	var errs []*ProtocolError
-	add := func(sentinel error, code ErrorCode, id, path, format string, a ...any) {
-		e := perr(CategoryValidation, code, sentinel, s.id, path, format, a...)
-		errs = append(errs, e)
-	}
+	g := &graphCheck{s: s}
 	ids := make([]string, 0, len(s.comps))
 	for id := range s.comps {
 		ids = append(ids, id)
@@ -497,31 +520,69 @@ func (s *Surface) validateGraph(strict bool) []*ProtocolError {
 	sort.Strings(ids)
 	if strict {
 		if _, ok := s.comps[s.rootID]; !ok && len(s.comps) > 0 {
-			add(ErrMissingRoot, CodeValidationFailed, "", "/components", "Missing root component '%s'", s.rootID)
-			return errs
+			g.add(ErrMissingRoot, CodeValidationFailed, "", "/components", "Missing root component '%s'", s.rootID)
+			return g.errs
 		}
 	}
 	// Composition constraints are declared by catalogs: always enforced.
 	for _, id := range ids {
-		c := s.comps[id]
-		for _, r := range s.childRefs(c) {
-			k, ok := s.comps[r.id]
-			if !ok {
-				if strict {
-					add(ErrDanglingRef, CodeValidationFailed, id, "/components/"+id+r.path, "Dangling reference: component '%s' references missing component '%s'", id, r.id)
-				}
-				continue
-			}
-			if allowed := s.constraint(k.Type, "allowedParents"); allowed != nil && !contains(allowed, c.Type) {
-				add(ErrValidation, CodeUnallowedParent, r.id, "/components/"+r.id, "Component '%s' (%s) cannot be placed under parent '%s' (%s). Allowed parents: %s.", r.id, k.Type, id, c.Type, pyList(allowed))
-			}
-			if allowed := s.constraint(c.Type, "allowedChildren"); allowed != nil && !contains(allowed, k.Type) {
-				add(ErrValidation, CodeUnallowedChild, id, "/components/"+id+r.path, "Container '%s' (%s) cannot contain child '%s' (%s). Allowed children: %s.", id, c.Type, r.id, k.Type, pyList(allowed))
-			}
+		g.checkChildren(id, strict)
+	}
+	g.checkIndexUse(ids)
+	if !strict {
+		return g.errs
+	}
+	if a, b, found := s.findCycle(ids); found {
+		g.add(ErrCycle, CodeValidationFailed, a, "/components/"+a, "Circular reference detected: %s -> %s", a, b)
+		return g.errs
+	}
+	reach := map[string]bool{s.rootID: true}
+	s.markTemplateSubtree(s.rootID, reach, 0)
+	for _, id := range ids {
+		if !reach[id] {
+			g.add(ErrOrphan, CodeValidationFailed, id, "/components/"+id, "Orphaned component '%s' is not reachable from root", id)
 		}
 	}
-	// @index only makes sense inside a template (checked for components
-	// attached to the root; others may still get a template parent).
+	return g.errs
+}
+
+// graphCheck collects the errors validateGraph finds.
+type graphCheck struct {
+	s    *Surface
+	errs []*ProtocolError
+}
+
+func (g *graphCheck) add(sentinel error, code ErrorCode, id, path, format string, a ...any) {
+	g.errs = append(g.errs, perr(CategoryValidation, code, sentinel, g.s.id, path, format, a...))
+}
+
+// checkChildren checks the children component id references: present
+// (when strict) and allowed by the catalogs' allowedParents and
+// allowedChildren.
+func (g *graphCheck) checkChildren(id string, strict bool) {
+	s := g.s
+	c := s.comps[id]
+	for _, r := range s.childRefs(c) {
+		k, ok := s.comps[r.id]
+		if !ok {
+			if strict {
+				g.add(ErrDanglingRef, CodeValidationFailed, id, "/components/"+id+r.path, "Dangling reference: component '%s' references missing component '%s'", id, r.id)
+			}
+			continue
+		}
+		if allowed := s.constraint(k.Type, "allowedParents"); allowed != nil && !contains(allowed, c.Type) {
+			g.add(ErrValidation, CodeUnallowedParent, r.id, "/components/"+r.id, "Component '%s' (%s) cannot be placed under parent '%s' (%s). Allowed parents: %s.", r.id, k.Type, id, c.Type, pyList(allowed))
+		}
+		if allowed := s.constraint(c.Type, "allowedChildren"); allowed != nil && !contains(allowed, k.Type) {
+			g.add(ErrValidation, CodeUnallowedChild, id, "/components/"+id+r.path, "Container '%s' (%s) cannot contain child '%s' (%s). Allowed children: %s.", id, c.Type, r.id, k.Type, pyList(allowed))
+		}
+	}
+}
+
+// checkIndexUse refuses @index outside a template (checked for components
+// attached to the root; others may still get a template parent).
+func (g *graphCheck) checkIndexUse(ids []string) {
+	s := g.s
 	templated := map[string]bool{}
 	for _, id := range ids {
 		for _, r := range s.childRefs(s.comps[id]) {
@@ -535,15 +596,15 @@ func (s *Surface) validateGraph(strict bool) []*ProtocolError {
 	s.markTemplateSubtree(s.rootID, attached, 0)
 	for _, id := range ids {
 		if attached[id] && !templated[id] && usesIndex(s.comps[id].Props, 0) {
-			add(functions.ErrIndexOutsideTemplate, CodeValidationFailed, id, "/components/"+id, "Component '%s': %s", id, functions.ErrIndexOutsideTemplate.Error())
+			g.add(functions.ErrIndexOutsideTemplate, CodeValidationFailed, id, "/components/"+id, "Component '%s': %s", id, functions.ErrIndexOutsideTemplate.Error())
 		}
 	}
-	if !strict {
-		return errs
-	}
-	// Cycles (iterative colouring DFS).
+}
+
+// findCycle looks for a reference cycle by colouring depth-first search
+// (to MaxDepth); found: the edge a -> b closes one.
+func (s *Surface) findCycle(ids []string) (a, b string, found bool) {
 	color := map[string]int{}
-	var cyc []string
 	var visit func(id string, depth int) bool
 	visit = func(id string, depth int) bool {
 		if depth > s.p.limits.MaxDepth {
@@ -557,7 +618,7 @@ func (s *Surface) validateGraph(strict bool) []*ProtocolError {
 				}
 				switch color[r.id] {
 				case 1:
-					cyc = []string{id, r.id}
+					a, b = id, r.id
 					return true
 				case 0:
 					if visit(r.id, depth+1) {
@@ -571,18 +632,10 @@ func (s *Surface) validateGraph(strict bool) []*ProtocolError {
 	}
 	for _, id := range ids {
 		if color[id] == 0 && visit(id, 0) {
-			add(ErrCycle, CodeValidationFailed, cyc[0], "/components/"+cyc[0], "Circular reference detected: %s -> %s", cyc[0], cyc[1])
-			return errs
+			return a, b, true
 		}
 	}
-	reach := map[string]bool{s.rootID: true}
-	s.markTemplateSubtree(s.rootID, reach, 0)
-	for _, id := range ids {
-		if !reach[id] {
-			add(ErrOrphan, CodeValidationFailed, id, "/components/"+id, "Orphaned component '%s' is not reachable from root", id)
-		}
-	}
-	return errs
+	return "", "", false
 }
 
 // usesIndex reports whether props call @index (directly or in a

@@ -394,14 +394,7 @@ func (c *Core) sendDecision(ctx context.Context, ap *Approval, decision aim.Deci
 	if err != nil {
 		return "not sent: " + err.Error(), ApprovalPending, err
 	}
-	contextID := ""
-	if ap.ConversationID != "" {
-		if cs, err := c.conv(ctx, ap.ConversationID); err == nil {
-			c.mu.Lock()
-			contextID = cs.rec.ContextID
-			c.mu.Unlock()
-		}
-	}
+	contextID := c.contextIDOf(ctx, ap.ConversationID)
 	req := &a2a.ContinueTaskRequest{
 		ID: ap.TaskID, RequirementID: ap.Requirement.RequirementID,
 		ExpectedVersion: ap.Requirement.Version, ActionDigest: ap.Requirement.ActionDigest,
@@ -425,23 +418,44 @@ func (c *Core) sendDecision(ctx context.Context, ap *Approval, decision aim.Deci
 	outcome := "sent"
 	if resp.Task != nil {
 		outcome = "task " + resp.Task.Status.State.Label()
-		if ap.ConversationID != "" {
-			rp := c.newReply(ap.AgentID, ap.ConversationID)
-			c.goBackground(func(bg context.Context) {
-				err := c.apply(bg, ap.AgentID, rp, &a2a.StreamResponse{Task: resp.Task})
-				if err == nil && !resp.Task.Status.State.Terminal() && !resp.Task.Status.State.Interrupted() {
-					err = c.resume(bg, ap.AgentID, rp)
-				}
-				c.finishReply(bg, ap.AgentID, rp, err)
-			})
-		} else {
-			c.recordTask(ctx, ap.AgentID, *resp.Task, "")
-		}
+		c.followAnswered(ctx, ap, resp.Task)
 	}
 	if decision == aim.DecisionApprove {
 		return outcome, ApprovalApproved, nil
 	}
 	return outcome, ApprovalRejected, nil
+}
+
+// contextIDOf is the A2A context of a conversation, "" if there is none.
+func (c *Core) contextIDOf(ctx context.Context, conversationID string) string {
+	if conversationID == "" {
+		return ""
+	}
+	cs, err := c.conv(ctx, conversationID)
+	if err != nil {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return cs.rec.ContextID
+}
+
+// followAnswered takes the task an answered approval returned: in its
+// conversation, applied and followed in the background until it ends or
+// waits again; without one, recorded.
+func (c *Core) followAnswered(ctx context.Context, ap *Approval, task *a2a.Task) {
+	if ap.ConversationID == "" {
+		c.recordTask(ctx, ap.AgentID, *task, "")
+		return
+	}
+	rp := c.newReply(ap.AgentID, ap.ConversationID)
+	c.goBackground(func(bg context.Context) {
+		err := c.apply(bg, ap.AgentID, rp, &a2a.StreamResponse{Task: task})
+		if err == nil && !task.Status.State.Terminal() && !task.Status.State.Interrupted() {
+			err = c.resume(bg, ap.AgentID, rp)
+		}
+		c.finishReply(bg, ap.AgentID, rp, err)
+	})
 }
 
 // reprompt reads the task the agent returned with -32010 (or from GetTask)

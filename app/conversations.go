@@ -402,16 +402,7 @@ func (c *Core) deliver(ctx context.Context, agentID string, m Message, taskID st
 	streams := a.card != nil && a.card.Streams()
 	meta := c.messageMetadata(a)
 	c.mu.Unlock()
-	if len(extra) > 0 {
-		merged := make(a2a.Metadata, len(meta)+len(extra))
-		for k, v := range meta {
-			merged[k] = v
-		}
-		for k, v := range extra {
-			merged[k] = v
-		}
-		meta = merged
-	}
+	meta = mergeMetadata(meta, extra)
 	msg := a2a.Message{MessageID: m.ID, Role: a2a.RoleUser, ContextID: contextID, TaskID: taskID, Parts: m.Parts, Metadata: meta}
 	req := &a2a.SendMessageRequest{Message: msg}
 	rp := c.newReply(agentID, m.ConversationID)
@@ -428,16 +419,7 @@ func (c *Core) deliver(ctx context.Context, agentID string, m Message, taskID st
 	if streams {
 		err = c.consume(ctx, agentID, rp, client.SendStreamingMessage(ctx, req), onFirst)
 	} else {
-		var resp *a2a.SendMessageResponse
-		resp, err = client.SendMessage(ctx, req)
-		if err == nil {
-			onFirst()
-			ev := &a2a.StreamResponse{Task: resp.Task, Message: resp.Message}
-			err = c.apply(ctx, agentID, rp, ev)
-			if err == nil && resp.Task != nil && !resp.Task.Status.State.Terminal() && !resp.Task.Status.State.Interrupted() {
-				err = c.poll(ctx, agentID, rp)
-			}
-		}
+		err = c.sendUnary(ctx, client, agentID, rp, req, onFirst)
 	}
 	if err != nil && !started {
 		c.dropReply(rp)
@@ -445,6 +427,38 @@ func (c *Core) deliver(ctx context.Context, agentID string, m Message, taskID st
 		return
 	}
 	c.finishReply(ctx, agentID, rp, err)
+}
+
+// mergeMetadata is meta with extra's members added (extra wins); meta
+// itself when extra is empty.
+func mergeMetadata(meta, extra a2a.Metadata) a2a.Metadata {
+	if len(extra) == 0 {
+		return meta
+	}
+	merged := make(a2a.Metadata, len(meta)+len(extra))
+	for k, v := range meta {
+		merged[k] = v
+	}
+	for k, v := range extra {
+		merged[k] = v
+	}
+	return merged
+}
+
+// sendUnary sends req to an agent that does not stream, applies the
+// answer (onFirst once it came) and polls a task that goes on.
+func (c *Core) sendUnary(ctx context.Context, client *a2a.Client, agentID string, rp *reply, req *a2a.SendMessageRequest, onFirst func()) error {
+	resp, err := client.SendMessage(ctx, req)
+	if err != nil {
+		return err
+	}
+	onFirst()
+	ev := &a2a.StreamResponse{Task: resp.Task, Message: resp.Message}
+	err = c.apply(ctx, agentID, rp, ev)
+	if err == nil && resp.Task != nil && !resp.Task.Status.State.Terminal() && !resp.Task.Status.State.Interrupted() {
+		err = c.poll(ctx, agentID, rp)
+	}
+	return err
 }
 
 func (c *Core) failUser(ctx context.Context, m Message, err error) {

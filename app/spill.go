@@ -73,7 +73,7 @@ func (r *reply) openSpill() *spill {
 	}
 	name := "reply-" + safeName(r.msg.ID) + "-" + uuid.NewString()[:8] + ".txt"
 	path := filepath.Join(r.spillDir, name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.OpenFile(filepath.Clean(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return &spill{err: err}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/pion/mediadevices/pkg/prop"
 	"github.com/pion/rtp/codecs"
 	"github.com/pion/webrtc/v4"
+	pmedia "github.com/pion/webrtc/v4/pkg/media"
 	"github.com/pion/webrtc/v4/pkg/media/samplebuilder"
 )
 
@@ -95,70 +96,90 @@ func (v *remoteVideo) run() {
 		}
 		return
 	}
-	in := &frameReader{}
-	var dec codec.VideoDecoder
-	defer func() {
-		if dec != nil {
-			_ = dec.Close()
-		}
-	}()
-	sb := samplebuilder.New(remoteVideoMaxLate, &codecs.VP8Packet{}, 90000)
-	needKey := true
-	var lastPLI time.Time
-	askKey := func() {
-		needKey = true
-		if time.Since(lastPLI) >= pliGap {
-			lastPLI = time.Now()
-			v.rp.WritePLI(v.track.SSRC())
-		}
-	}
+	r := &vp8Receiver{v: v, in: &frameReader{}, sb: samplebuilder.New(remoteVideoMaxLate, &codecs.VP8Packet{}, 90000), needKey: true}
+	defer r.close()
 	for !v.closed.Load() {
 		pkt, _, err := v.track.ReadRTP()
 		if err != nil {
 			return
 		}
 		v.packets.Add(1)
-		sb.Push(pkt)
-		for s := sb.Pop(); s != nil; s = sb.Pop() {
-			if s.PrevDroppedPackets > 0 {
-				askKey()
+		r.sb.Push(pkt)
+		for s := r.sb.Pop(); s != nil; s = r.sb.Pop() {
+			if !r.take(s) {
+				return
 			}
-			if len(s.Data) == 0 {
-				continue
-			}
-			key := s.Data[0]&1 == 0
-			if needKey && !key {
-				askKey()
-				continue
-			}
-			if dec == nil {
-				d, err := vpx.NewDecoder(in, prop.Media{})
-				if err != nil {
-					v.errors.Add(1)
-					return
-				}
-				dec = d
-			}
-			in.b = s.Data
-			img, _, err := dec.Read()
-			in.b = nil
-			if errors.Is(err, errNoFrame) {
-				continue // a frame that is not shown (VP8 altref)
-			}
-			if err != nil {
-				v.errors.Add(1)
-				askKey()
-				continue
-			}
-			needKey = false
-			y, ok := img.(*image.YCbCr)
-			if !ok {
-				continue
-			}
-			n := v.frames.Add(1)
-			v.latest.Store(&RemoteFrame{TrackSID: v.sid, Identity: v.identity, Source: v.source, Image: y, Seq: n})
 		}
 	}
+}
+
+// vp8Receiver decodes a remote VP8 track's frames into remoteVideo.latest,
+// asking the sender for a key frame (PLI, at most one per pliGap) after a
+// loss until one arrives.
+type vp8Receiver struct {
+	v       *remoteVideo
+	in      *frameReader
+	dec     codec.VideoDecoder // made on the first frame to decode
+	sb      *samplebuilder.SampleBuilder
+	needKey bool
+	lastPLI time.Time
+}
+
+func (r *vp8Receiver) close() {
+	if r.dec != nil {
+		_ = r.dec.Close()
+	}
+}
+
+func (r *vp8Receiver) askKey() {
+	r.needKey = true
+	if time.Since(r.lastPLI) >= pliGap {
+		r.lastPLI = time.Now()
+		r.v.rp.WritePLI(r.v.track.SSRC())
+	}
+}
+
+// take decodes one frame; false when no decoder can be made.
+func (r *vp8Receiver) take(s *pmedia.Sample) bool {
+	v := r.v
+	if s.PrevDroppedPackets > 0 {
+		r.askKey()
+	}
+	if len(s.Data) == 0 {
+		return true
+	}
+	key := s.Data[0]&1 == 0
+	if r.needKey && !key {
+		r.askKey()
+		return true
+	}
+	if r.dec == nil {
+		d, err := vpx.NewDecoder(r.in, prop.Media{})
+		if err != nil {
+			v.errors.Add(1)
+			return false
+		}
+		r.dec = d
+	}
+	r.in.b = s.Data
+	img, _, err := r.dec.Read()
+	r.in.b = nil
+	if errors.Is(err, errNoFrame) {
+		return true // a frame that is not shown (VP8 altref)
+	}
+	if err != nil {
+		v.errors.Add(1)
+		r.askKey()
+		return true
+	}
+	r.needKey = false
+	y, ok := img.(*image.YCbCr)
+	if !ok {
+		return true
+	}
+	n := v.frames.Add(1)
+	v.latest.Store(&RemoteFrame{TrackSID: v.sid, Identity: v.identity, Source: v.source, Image: y, Seq: n})
+	return true
 }
 
 func isVP8(mime string) bool { return strings.EqualFold(mime, webrtc.MimeTypeVP8) }

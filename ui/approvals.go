@@ -613,17 +613,7 @@ func (d *approvalDialog) update() {
 	now := d.ui.now()
 	ap := &d.ap
 	pending := ap.State == app.ApprovalPending
-	expiryText, expired := approvalTimeLeft(ap.Requirement.ExpiresAt, now)
-	d.expiry.SetText(expiryText)
-	if expired {
-		d.expiry.Importance = widget.DangerImportance
-		d.expiryIcon.SetResource(theme.ErrorIcon())
-	} else {
-		d.expiry.Importance = widget.MediumImportance
-		d.expiryIcon.SetResource(theme.HistoryIcon())
-	}
-	d.expiry.Refresh()
-
+	d.updateExpiry(now)
 	switch line := approvalStateLine(ap, now); {
 	case line != "":
 		d.stateLine.SetText(line)
@@ -643,24 +633,20 @@ func (d *approvalDialog) update() {
 		}
 		return
 	}
+	d.updateControls(now, pending)
+}
+
+// updateControls enables the buttons and entries of a dialog that can
+// still answer, and labels them.
+func (d *approvalDialog) updateControls(now time.Time, pending bool) {
+	ap := &d.ap
 	armed := d.armed(now)
 	approvable := pending && ap.Approvable(now) && !d.sending
-	label := "Approve"
-	switch {
-	case !approvable:
-	case !armed:
-		left := d.ui.armDelay - now.Sub(d.shownAt)
-		label = fmt.Sprintf("Approve (%.1f s)", math.Max(0.1, math.Ceil(left.Seconds()*10)/10))
-	case d.needsSecondStep() && d.highStep:
-		label = "Approve (high risk)"
-	case d.needsSecondStep():
-		label = "Approve…"
-	}
 	enable := approvable && armed
 	if enable && d.needsSecondStep() && d.highStep && d.confirmEntry.Text != approvalConfirmWord {
 		enable = false
 	}
-	if d.approveBtn.Text != label {
+	if label := d.approveLabel(now, approvable, armed); d.approveBtn.Text != label {
 		d.approveBtn.SetText(label)
 	}
 	approvalSetEnabled(d.approveBtn, enable)
@@ -680,6 +666,36 @@ func (d *approvalDialog) update() {
 	if d.closeBtn.Text != closeText {
 		d.closeBtn.SetText(closeText)
 	}
+}
+
+// updateExpiry shows the time left to answer, in red once it is over.
+func (d *approvalDialog) updateExpiry(now time.Time) {
+	expiryText, expired := approvalTimeLeft(d.ap.Requirement.ExpiresAt, now)
+	d.expiry.SetText(expiryText)
+	if expired {
+		d.expiry.Importance = widget.DangerImportance
+		d.expiryIcon.SetResource(theme.ErrorIcon())
+	} else {
+		d.expiry.Importance = widget.MediumImportance
+		d.expiryIcon.SetResource(theme.HistoryIcon())
+	}
+	d.expiry.Refresh()
+}
+
+// approveLabel is the approve button's text: the seconds until it arms,
+// or the step it takes next.
+func (d *approvalDialog) approveLabel(now time.Time, approvable, armed bool) string {
+	switch {
+	case !approvable:
+	case !armed:
+		left := d.ui.armDelay - now.Sub(d.shownAt)
+		return fmt.Sprintf("Approve (%.1f s)", math.Max(0.1, math.Ceil(left.Seconds()*10)/10))
+	case d.needsSecondStep() && d.highStep:
+		return "Approve (high risk)"
+	case d.needsSecondStep():
+		return "Approve…"
+	}
+	return "Approve"
 }
 
 // approvalDo runs fn on the Fyne goroutine: through env.do when set (the

@@ -198,6 +198,16 @@ func imageError(raw string, err error) error {
 		}
 		scheme = u.Scheme
 	}
+	if e := imageAddressError(err, host, scheme); e != nil {
+		return e
+	}
+	return imageContentError(raw, err, host)
+}
+
+// imageAddressError says why an image's address gave nothing: refused,
+// invalid, not answered in time, or answered with an error; nil for other
+// errors.
+func imageAddressError(err error, host, scheme string) error {
 	var se *imagefetch.StatusError
 	var he *imagefetch.HostError
 	switch {
@@ -215,6 +225,14 @@ func imageError(raw string, err error) error {
 		return errors.New("it was redirected to an address that is not loaded (only http and https are)")
 	case errors.Is(err, imagefetch.ErrTimeout):
 		return fmt.Errorf("it did not arrive within %d seconds", int(imagefetch.Timeout/time.Second))
+	}
+	return nil
+}
+
+// imageContentError says what is wrong with the image that came (or the
+// inline one), else that it could not be downloaded.
+func imageContentError(raw string, err error, host string) error {
+	switch {
 	case errors.Is(err, imagefetch.ErrTooManyPixels):
 		return fmt.Errorf("its size is too large to show (more than %d million pixels)", imagefetch.MaxPixels/1_000_000)
 	case errors.Is(err, imagefetch.ErrTooLarge):

@@ -104,30 +104,8 @@ func (f *inputForm) Object() fyne.CanvasObject { return f.box }
 // inputFields reads the properties of a flat object schema, in the order
 // the agent wrote them.
 func inputFields(schema json.RawMessage) ([]*inputField, bool) {
-	if len(bytes.TrimSpace(schema)) == 0 {
-		return nil, false
-	}
-	var top map[string]json.RawMessage
-	if json.Unmarshal(schema, &top) != nil {
-		return nil, false
-	}
-	for k := range top {
-		if !inputTopKeywords[k] {
-			return nil, false
-		}
-	}
-	var typ string
-	if json.Unmarshal(top["type"], &typ) != nil || typ != "object" {
-		return nil, false
-	}
-	if ap, ok := top["additionalProperties"]; ok {
-		var b bool
-		if json.Unmarshal(ap, &b) != nil {
-			return nil, false // a schema for extra properties
-		}
-	}
-	var required []string
-	if r, ok := top["required"]; ok && json.Unmarshal(r, &required) != nil {
+	top, required, ok := inputObject(schema)
+	if !ok {
 		return nil, false
 	}
 	names, props, ok := orderedObject(top["properties"])
@@ -140,41 +118,9 @@ func inputFields(schema json.RawMessage) ([]*inputField, bool) {
 	}
 	var fields []*inputField
 	for i, name := range names {
-		var keys map[string]json.RawMessage
-		if json.Unmarshal(props[i], &keys) != nil {
+		fd, ok := inputFieldOf(name, props[i], req[name])
+		if !ok {
 			return nil, false
-		}
-		for k := range keys {
-			if !inputPropKeywords[k] {
-				return nil, false
-			}
-		}
-		var p inputProp
-		if json.Unmarshal(props[i], &p) != nil {
-			return nil, false
-		}
-		kind, _ := p.Type.(string)
-		switch kind {
-		case "string", "number", "integer", "boolean":
-		default:
-			return nil, false
-		}
-		fd := &inputField{name: name, label: p.Title, kind: kind, format: p.Format, required: req[name]}
-		if fd.label == "" {
-			fd.label = name
-		}
-		fd.hint = p.Description
-		if len(p.Enum) > 0 {
-			if kind != "string" {
-				return nil, false
-			}
-			for _, v := range p.Enum {
-				s, ok := v.(string)
-				if !ok {
-					return nil, false
-				}
-				fd.options = append(fd.options, s)
-			}
 		}
 		fields = append(fields, fd)
 	}
@@ -184,6 +130,79 @@ func inputFields(schema json.RawMessage) ([]*inputField, bool) {
 		}
 	}
 	return fields, true
+}
+
+// inputObject reads the top of a flat object schema: its keywords and
+// its required properties; false for anything else.
+func inputObject(schema json.RawMessage) (map[string]json.RawMessage, []string, bool) {
+	if len(bytes.TrimSpace(schema)) == 0 {
+		return nil, nil, false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(schema, &top) != nil {
+		return nil, nil, false
+	}
+	for k := range top {
+		if !inputTopKeywords[k] {
+			return nil, nil, false
+		}
+	}
+	var typ string
+	if json.Unmarshal(top["type"], &typ) != nil || typ != "object" {
+		return nil, nil, false
+	}
+	if ap, ok := top["additionalProperties"]; ok {
+		var b bool
+		if json.Unmarshal(ap, &b) != nil {
+			return nil, nil, false // a schema for extra properties
+		}
+	}
+	var required []string
+	if r, ok := top["required"]; ok && json.Unmarshal(r, &required) != nil {
+		return nil, nil, false
+	}
+	return top, required, true
+}
+
+// inputFieldOf is the field of property name with schema raw: a string,
+// number, integer or boolean (strings may list options); false for
+// anything else.
+func inputFieldOf(name string, raw json.RawMessage, required bool) (*inputField, bool) {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(raw, &keys) != nil {
+		return nil, false
+	}
+	for k := range keys {
+		if !inputPropKeywords[k] {
+			return nil, false
+		}
+	}
+	var p inputProp
+	if json.Unmarshal(raw, &p) != nil {
+		return nil, false
+	}
+	kind, _ := p.Type.(string)
+	switch kind {
+	case "string", "number", "integer", "boolean":
+	default:
+		return nil, false
+	}
+	fd := &inputField{name: name, label: p.Title, kind: kind, format: p.Format, required: required}
+	if fd.label == "" {
+		fd.label = name
+	}
+	fd.hint = p.Description
+	if len(p.Enum) > 0 && kind != "string" {
+		return nil, false
+	}
+	for _, v := range p.Enum {
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		fd.options = append(fd.options, s)
+	}
+	return fd, true
 }
 
 func indexOf(list []string, s string) (int, bool) {

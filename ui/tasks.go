@@ -820,6 +820,13 @@ func (v *taskView) render() {
 	}
 	v.renderBanner(t)
 
+	v.body.Objects = v.bodyObjects(t)
+	v.body.Refresh()
+}
+
+// bodyObjects lays out a task: context, status message, timeline,
+// history and artifacts.
+func (v *taskView) bodyObjects(t *a2a.Task) []fyne.CanvasObject {
 	var objs []fyne.CanvasObject
 	add := func(o ...fyne.CanvasObject) { objs = append(objs, o...) }
 	if t.ContextID != "" {
@@ -829,30 +836,9 @@ func (v *taskView) render() {
 		add(tasksHeading("Status message"))
 		add(tasksParts(m.Parts)...)
 	}
-	if line := v.p.seen[tasksKey(v.agentID, t.ID)]; len(line) > 0 {
-		add(tasksHeading("Timeline"))
-		for _, s := range line {
-			w := widget.NewLabel(s.State.Label())
-			w.Importance = tasksStateImportance(s.State)
-			add(container.NewBorder(nil, nil, w, nil, tasksSmall(tasksTime(s.At))))
-		}
-	}
+	add(v.timelineObjects(t)...)
 	if len(t.History) > 0 {
-		add(tasksHeading("History"))
-		hist := t.History
-		if len(hist) > tasksMaxHistoryShown {
-			add(tasksSmall(fmt.Sprintf("The %d newest of %d messages.", tasksMaxHistoryShown, len(hist))))
-			hist = hist[len(hist)-tasksMaxHistoryShown:]
-		}
-		for i := range hist {
-			who := widget.NewLabel("Agent")
-			if hist[i].Role == a2a.RoleUser {
-				who.SetText("You")
-			}
-			who.TextStyle = fyne.TextStyle{Bold: true}
-			add(who)
-			add(tasksParts(hist[i].Parts)...)
-		}
+		add(tasksHistory(t.History)...)
 	} else if !v.fetched && v.busy > 0 {
 		add(tasksSmall("Reading the task…"))
 	}
@@ -862,8 +848,41 @@ func (v *taskView) render() {
 			add(v.artifact(&t.Artifacts[i])...)
 		}
 	}
-	v.body.Objects = objs
-	v.body.Refresh()
+	return objs
+}
+
+// timelineObjects lists the states the task was seen in, with their times.
+func (v *taskView) timelineObjects(t *a2a.Task) []fyne.CanvasObject {
+	line := v.p.seen[tasksKey(v.agentID, t.ID)]
+	if len(line) == 0 {
+		return nil
+	}
+	objs := []fyne.CanvasObject{tasksHeading("Timeline")}
+	for _, s := range line {
+		w := widget.NewLabel(s.State.Label())
+		w.Importance = tasksStateImportance(s.State)
+		objs = append(objs, container.NewBorder(nil, nil, w, nil, tasksSmall(tasksTime(s.At))))
+	}
+	return objs
+}
+
+// tasksHistory shows the newest messages of a task's history.
+func tasksHistory(hist []a2a.Message) []fyne.CanvasObject {
+	objs := []fyne.CanvasObject{tasksHeading("History")}
+	if len(hist) > tasksMaxHistoryShown {
+		objs = append(objs, tasksSmall(fmt.Sprintf("The %d newest of %d messages.", tasksMaxHistoryShown, len(hist))))
+		hist = hist[len(hist)-tasksMaxHistoryShown:]
+	}
+	for i := range hist {
+		who := widget.NewLabel("Agent")
+		if hist[i].Role == a2a.RoleUser {
+			who.SetText("You")
+		}
+		who.TextStyle = fyne.TextStyle{Bold: true}
+		objs = append(objs, who)
+		objs = append(objs, tasksParts(hist[i].Parts)...)
+	}
+	return objs
 }
 
 func (v *taskView) renderBanner(t *a2a.Task) {

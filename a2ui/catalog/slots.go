@@ -115,22 +115,31 @@ func collectSlots(schema any, out *[]Slot, depth int) {
 		}
 		if pm["type"] == "array" {
 			if items, ok := pm["items"].(map[string]any); ok {
-				if ref, ok := items["$ref"].(string); ok && refKind(ref) == SlotSingle {
-					*out = append(*out, Slot{Prop: name, Kind: SlotList})
-					continue
-				}
-				if ip, ok := items["properties"].(map[string]any); ok {
-					for in, iv := range ip {
-						if ivm, ok := iv.(map[string]any); ok {
-							if ref, ok := ivm["$ref"].(string); ok && refKind(ref) == SlotSingle {
-								*out = append(*out, Slot{Prop: name, Kind: SlotNested, Key: in})
-							}
-						}
-					}
-				}
+				*out = append(*out, arraySlots(name, items)...)
 			}
 		}
 	}
+}
+
+// arraySlots are the slots of array property name whose items are
+// component ids (a list) or objects with component id members (nested).
+func arraySlots(name string, items map[string]any) []Slot {
+	if ref, ok := items["$ref"].(string); ok && refKind(ref) == SlotSingle {
+		return []Slot{{Prop: name, Kind: SlotList}}
+	}
+	ip, ok := items["properties"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out []Slot
+	for in, iv := range ip {
+		if ivm, ok := iv.(map[string]any); ok {
+			if ref, ok := ivm["$ref"].(string); ok && refKind(ref) == SlotSingle {
+				out = append(out, Slot{Prop: name, Kind: SlotNested, Key: in})
+			}
+		}
+	}
+	return out
 }
 
 func heuristicSlots(props map[string]any) []Slot {

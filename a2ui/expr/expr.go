@@ -176,26 +176,12 @@ func (p *parser) expr() (Node, error) {
 		}
 		return Literal{Value: s}, nil
 	}
-	start := p.i
-	for p.i < len(p.s) && !isDelim(p.s[p.i]) {
-		p.i++
-	}
-	tok := p.s[start:p.i]
+	tok := p.token()
 	if tok == "" {
 		return nil, p.errf("unexpected %q", string(c))
 	}
-	switch tok {
-	case "true":
-		return Literal{Value: true}, nil
-	case "false":
-		return Literal{Value: false}, nil
-	case "null":
-		return Literal{Value: nil}, nil
-	}
-	if (tok[0] >= '0' && tok[0] <= '9') || ((tok[0] == '-' || tok[0] == '+' || tok[0] == '.') && len(tok) > 1) {
-		if f, err := strconv.ParseFloat(tok, 64); err == nil {
-			return Literal{Value: f}, nil
-		}
+	if lit, ok := literalToken(tok); ok {
+		return lit, nil
 	}
 	save := p.i
 	p.ws()
@@ -207,6 +193,34 @@ func (p *parser) expr() (Node, error) {
 		return &Call{Name: tok}, nil
 	}
 	return Path(tok), nil
+}
+
+// token reads the run of bytes up to the next delimiter.
+func (p *parser) token() string {
+	start := p.i
+	for p.i < len(p.s) && !isDelim(p.s[p.i]) {
+		p.i++
+	}
+	return p.s[start:p.i]
+}
+
+// literalToken is the literal a bare token stands for: true, false, null
+// or a number.
+func literalToken(tok string) (Literal, bool) {
+	switch tok {
+	case "true":
+		return Literal{Value: true}, true
+	case "false":
+		return Literal{Value: false}, true
+	case "null":
+		return Literal{Value: nil}, true
+	}
+	if (tok[0] >= '0' && tok[0] <= '9') || ((tok[0] == '-' || tok[0] == '+' || tok[0] == '.') && len(tok) > 1) {
+		if f, err := strconv.ParseFloat(tok, 64); err == nil {
+			return Literal{Value: f}, true
+		}
+	}
+	return Literal{}, false
 }
 
 func (p *parser) call(name string) (Node, error) {
@@ -223,30 +237,9 @@ func (p *parser) call(name string) (Node, error) {
 		return c, nil
 	}
 	for {
-		p.ws()
-		// Named argument: ident ':' expr. Otherwise positional.
-		save := p.i
-		start := p.i
-		for p.i < len(p.s) && !isDelim(p.s[p.i]) {
-			p.i++
-		}
-		ident := p.s[start:p.i]
-		p.ws()
-		var arg Arg
-		if ident != "" && p.i < len(p.s) && p.s[p.i] == ':' && !strings.Contains(ident, "/") {
-			p.i++
-			v, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			arg = Arg{Name: ident, Value: v}
-		} else {
-			p.i = save
-			v, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			arg = Arg{Value: v}
+		arg, err := p.arg()
+		if err != nil {
+			return nil, err
 		}
 		c.Args = append(c.Args, arg)
 		p.ws()
@@ -259,14 +252,7 @@ func (p *parser) call(name string) (Node, error) {
 		case ')':
 			p.i++
 			// A single positional argument is "value"; more are an error.
-			pos := 0
-			for i := range c.Args {
-				if c.Args[i].Name == "" {
-					pos++
-					c.Args[i].Name = "value"
-				}
-			}
-			if pos > 1 {
+			if nameValue(c.Args) > 1 {
 				return nil, p.errf("call to %s: arguments must be named", name)
 			}
 			return c, nil
@@ -274,6 +260,36 @@ func (p *parser) call(name string) (Node, error) {
 			return nil, p.errf("expected ',' or ')' in call to %s", name)
 		}
 	}
+}
+
+// arg parses a call's argument: ident ':' expr (named), else an
+// expression (positional).
+func (p *parser) arg() (Arg, error) {
+	p.ws()
+	save := p.i
+	ident := p.token()
+	p.ws()
+	if ident != "" && p.i < len(p.s) && p.s[p.i] == ':' && !strings.Contains(ident, "/") {
+		p.i++
+		v, err := p.expr()
+		return Arg{Name: ident, Value: v}, err
+	}
+	p.i = save
+	v, err := p.expr()
+	return Arg{Value: v}, err
+}
+
+// nameValue names the positional arguments "value" and returns how many
+// there were.
+func nameValue(args []Arg) int {
+	pos := 0
+	for i := range args {
+		if args[i].Name == "" {
+			pos++
+			args[i].Name = "value"
+		}
+	}
+	return pos
 }
 
 func (p *parser) quoted() (string, error) {

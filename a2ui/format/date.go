@@ -66,25 +66,7 @@ func (l Locale) FormatDate(t time.Time, pattern string) (string, error) {
 	for i := 0; i < len(rs); {
 		c := rs[i]
 		if c == '\'' {
-			if i+1 < len(rs) && rs[i+1] == '\'' {
-				b.WriteRune('\'')
-				i += 2
-				continue
-			}
-			j := i + 1
-			for j < len(rs) {
-				if rs[j] == '\'' {
-					if j+1 < len(rs) && rs[j+1] == '\'' {
-						b.WriteRune('\'')
-						j += 2
-						continue
-					}
-					break
-				}
-				b.WriteRune(rs[j])
-				j++
-			}
-			i = j + 1
+			i = quotedLiteral(&b, rs, i)
 			continue
 		}
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
@@ -104,6 +86,30 @@ func (l Locale) FormatDate(t time.Time, pattern string) (string, error) {
 	return b.String(), nil
 }
 
+// quotedLiteral writes the literal that starts with the apostrophe at
+// rs[i] (” is an apostrophe, in and out of quotes) and returns the index
+// after it.
+func quotedLiteral(b *strings.Builder, rs []rune, i int) int {
+	if i+1 < len(rs) && rs[i+1] == '\'' {
+		b.WriteRune('\'')
+		return i + 2
+	}
+	j := i + 1
+	for j < len(rs) {
+		if rs[j] == '\'' {
+			if j+1 < len(rs) && rs[j+1] == '\'' {
+				b.WriteRune('\'')
+				j += 2
+				continue
+			}
+			break
+		}
+		b.WriteRune(rs[j])
+		j++
+	}
+	return j + 1
+}
+
 func pad(v, n int) string {
 	s := strconv.Itoa(v)
 	for len(s) < n {
@@ -113,153 +119,174 @@ func pad(v, n int) string {
 }
 
 func (l Locale) field(b *strings.Builder, t time.Time, c rune, n int) error {
+	f, ok := dateFields[c]
+	if !ok {
+		return fmt.Errorf("format: unsupported date pattern letter %q", c)
+	}
+	b.WriteString(f(l, t, c, n))
+	return nil
+}
+
+// dateField renders the pattern letter c repeated n times.
+type dateField func(l Locale, t time.Time, c rune, n int) string
+
+// dateFields holds the renderer of each supported pattern letter.
+var dateFields = map[rune]dateField{
+	'G': fieldEra,
+	'y': fieldYear, 'Y': fieldYear, 'u': fieldYear,
+	'Q': fieldQuarter, 'q': fieldQuarter,
+	'M': fieldMonth, 'L': fieldMonth,
+	'w': func(_ Locale, t time.Time, _ rune, n int) string { _, w := t.ISOWeek(); return pad(w, n) },
+	'd': func(_ Locale, t time.Time, _ rune, n int) string { return pad(t.Day(), n) },
+	'D': func(_ Locale, t time.Time, _ rune, n int) string { return pad(t.YearDay(), n) },
+	'E': fieldWeekday, 'e': fieldWeekday, 'c': fieldWeekday,
+	'a': fieldDayPeriod, 'b': fieldDayPeriod, 'B': fieldDayPeriod,
+	'h': fieldHour, 'H': fieldHour, 'k': fieldHour, 'K': fieldHour,
+	'm': func(_ Locale, t time.Time, _ rune, n int) string { return pad(t.Minute(), n) },
+	's': func(_ Locale, t time.Time, _ rune, n int) string { return pad(t.Second(), n) },
+	'S': fieldFraction,
+	'A': func(_ Locale, t time.Time, _ rune, n int) string {
+		return pad(((t.Hour()*60+t.Minute())*60+t.Second())*1000+t.Nanosecond()/1e6, n)
+	},
+	'z': fieldZoneName, 'v': fieldZoneName, 'V': fieldZoneName,
+	'O': func(_ Locale, t time.Time, _ rune, n int) string {
+		_, off := t.Zone()
+		return "GMT" + offset(off, n >= 4, false)
+	},
+	'Z': fieldZoneZ,
+	'X': fieldZoneX, 'x': fieldZoneX,
+}
+
+func fieldEra(_ Locale, t time.Time, _ rune, n int) string {
+	switch {
+	case t.Year() > 0 && n == 4:
+		return "Anno Domini"
+	case t.Year() > 0:
+		return "AD"
+	case n == 4:
+		return "Before Christ"
+	}
+	return "BC"
+}
+
+func fieldYear(_ Locale, t time.Time, c rune, n int) string {
+	y := t.Year()
+	if c == 'Y' {
+		y, _ = t.ISOWeek()
+	}
+	if n == 2 {
+		return pad(((y%100)+100)%100, 2)
+	}
+	return pad(y, n)
+}
+
+func fieldQuarter(_ Locale, t time.Time, _ rune, n int) string {
+	q := (int(t.Month())-1)/3 + 1
+	switch {
+	case n <= 2:
+		return pad(q, n)
+	case n == 3:
+		return "Q" + strconv.Itoa(q)
+	}
+	return []string{"1st", "2nd", "3rd", "4th"}[q-1] + " quarter"
+}
+
+func fieldMonth(l Locale, t time.Time, _ rune, n int) string {
+	m := int(t.Month())
+	switch {
+	case n <= 2:
+		return pad(m, n)
+	case n == 3:
+		return abbrev(l.Months[m-1])
+	case n == 4:
+		return l.Months[m-1]
+	}
+	return string([]rune(l.Months[m-1])[:1])
+}
+
+func fieldWeekday(l Locale, t time.Time, c rune, n int) string {
+	wd := int(t.Weekday())
+	if (c == 'e' || c == 'c') && n <= 2 {
+		return pad(wd+1, n)
+	}
+	switch {
+	case n <= 3:
+		return abbrev(l.Weekdays[wd])
+	case n == 4:
+		return l.Weekdays[wd]
+	case n == 5:
+		return string([]rune(l.Weekdays[wd])[:1])
+	}
+	return string([]rune(l.Weekdays[wd])[:2])
+}
+
+func fieldDayPeriod(l Locale, t time.Time, _ rune, _ int) string {
+	if t.Hour() < 12 {
+		return l.AM
+	}
+	return l.PM
+}
+
+// fieldHour renders h (1-12), H (0-23), k (1-24) and K (0-11).
+func fieldHour(_ Locale, t time.Time, c rune, n int) string {
+	h := t.Hour()
 	switch c {
-	case 'G':
-		if t.Year() > 0 {
-			if n == 4 {
-				b.WriteString("Anno Domini")
-			} else {
-				b.WriteString("AD")
-			}
-		} else {
-			if n == 4 {
-				b.WriteString("Before Christ")
-			} else {
-				b.WriteString("BC")
-			}
-		}
-	case 'y', 'Y', 'u':
-		y := t.Year()
-		if c == 'Y' {
-			y, _ = t.ISOWeek()
-		}
-		if n == 2 {
-			b.WriteString(pad(((y%100)+100)%100, 2))
-		} else {
-			b.WriteString(pad(y, n))
-		}
-	case 'Q', 'q':
-		q := (int(t.Month())-1)/3 + 1
-		switch {
-		case n <= 2:
-			b.WriteString(pad(q, n))
-		case n == 3:
-			b.WriteString("Q" + strconv.Itoa(q))
-		default:
-			b.WriteString([]string{"1st", "2nd", "3rd", "4th"}[q-1] + " quarter")
-		}
-	case 'M', 'L':
-		m := int(t.Month())
-		switch {
-		case n <= 2:
-			b.WriteString(pad(m, n))
-		case n == 3:
-			b.WriteString(abbrev(l.Months[m-1]))
-		case n == 4:
-			b.WriteString(l.Months[m-1])
-		default:
-			b.WriteString(string([]rune(l.Months[m-1])[:1]))
-		}
-	case 'w':
-		_, w := t.ISOWeek()
-		b.WriteString(pad(w, n))
-	case 'd':
-		b.WriteString(pad(t.Day(), n))
-	case 'D':
-		b.WriteString(pad(t.YearDay(), n))
-	case 'E', 'e', 'c':
-		wd := int(t.Weekday())
-		if (c == 'e' || c == 'c') && n <= 2 {
-			b.WriteString(pad(wd+1, n))
-			break
-		}
-		switch {
-		case n <= 3:
-			b.WriteString(abbrev(l.Weekdays[wd]))
-		case n == 4:
-			b.WriteString(l.Weekdays[wd])
-		case n == 5:
-			b.WriteString(string([]rune(l.Weekdays[wd])[:1]))
-		default:
-			b.WriteString(string([]rune(l.Weekdays[wd])[:2]))
-		}
-	case 'a', 'b', 'B':
-		if t.Hour() < 12 {
-			b.WriteString(l.AM)
-		} else {
-			b.WriteString(l.PM)
-		}
 	case 'h':
-		h := t.Hour() % 12
+		h %= 12
 		if h == 0 {
 			h = 12
 		}
-		b.WriteString(pad(h, n))
-	case 'H':
-		b.WriteString(pad(t.Hour(), n))
 	case 'k':
-		h := t.Hour()
 		if h == 0 {
 			h = 24
 		}
-		b.WriteString(pad(h, n))
 	case 'K':
-		b.WriteString(pad(t.Hour()%12, n))
-	case 'm':
-		b.WriteString(pad(t.Minute(), n))
-	case 's':
-		b.WriteString(pad(t.Second(), n))
-	case 'S':
-		frac := pad(t.Nanosecond(), 9)
-		if n <= 9 {
-			b.WriteString(frac[:n])
-		} else {
-			b.WriteString(frac + strings.Repeat("0", n-9))
-		}
-	case 'A':
-		ms := ((t.Hour()*60+t.Minute())*60+t.Second())*1000 + t.Nanosecond()/1e6
-		b.WriteString(pad(ms, n))
-	case 'z', 'v', 'V':
-		name, off := t.Zone()
-		if n >= 4 || name == "" || strings.HasPrefix(name, "+") || strings.HasPrefix(name, "-") {
-			b.WriteString("GMT" + offset(off, true, false))
-		} else {
-			b.WriteString(name)
-		}
-	case 'O':
-		_, off := t.Zone()
-		b.WriteString("GMT" + offset(off, n >= 4, false))
-	case 'Z':
-		_, off := t.Zone()
-		switch {
-		case n <= 3:
-			b.WriteString(strings.ReplaceAll(offset(off, true, true), ":", ""))
-		case n == 4:
-			b.WriteString("GMT" + offset(off, true, false))
-		default:
-			if off == 0 {
-				b.WriteString("Z")
-			} else {
-				b.WriteString(offset(off, true, true))
-			}
-		}
-	case 'X', 'x':
-		_, off := t.Zone()
-		if off == 0 && c == 'X' {
-			b.WriteString("Z")
-			break
-		}
-		s := offset(off, true, true)
-		if n == 1 {
-			s = s[:3]
-		} else if n == 2 || n == 4 {
-			s = strings.ReplaceAll(s, ":", "")
-		}
-		b.WriteString(s)
-	default:
-		return fmt.Errorf("format: unsupported date pattern letter %q", c)
+		h %= 12
 	}
-	return nil
+	return pad(h, n)
+}
+
+func fieldFraction(_ Locale, t time.Time, _ rune, n int) string {
+	frac := pad(t.Nanosecond(), 9)
+	if n <= 9 {
+		return frac[:n]
+	}
+	return frac + strings.Repeat("0", n-9)
+}
+
+func fieldZoneName(_ Locale, t time.Time, _ rune, n int) string {
+	name, off := t.Zone()
+	if n >= 4 || name == "" || strings.HasPrefix(name, "+") || strings.HasPrefix(name, "-") {
+		return "GMT" + offset(off, true, false)
+	}
+	return name
+}
+
+func fieldZoneZ(_ Locale, t time.Time, _ rune, n int) string {
+	_, off := t.Zone()
+	switch {
+	case n <= 3:
+		return strings.ReplaceAll(offset(off, true, true), ":", "")
+	case n == 4:
+		return "GMT" + offset(off, true, false)
+	case off == 0:
+		return "Z"
+	}
+	return offset(off, true, true)
+}
+
+func fieldZoneX(_ Locale, t time.Time, c rune, n int) string {
+	_, off := t.Zone()
+	if off == 0 && c == 'X' {
+		return "Z"
+	}
+	s := offset(off, true, true)
+	if n == 1 {
+		s = s[:3]
+	} else if n == 2 || n == 4 {
+		s = strings.ReplaceAll(s, ":", "")
+	}
+	return s
 }
 
 func offset(sec int, long, zero bool) string {

@@ -133,34 +133,44 @@ func newChoiceView(e *element, spec choiceSpec, write func([]string)) *choiceVie
 		byLabel[o.label] = o.value
 	}
 	if spec.exclusive {
-		rg := widget.NewRadioGroup(labels, nil)
-		rg.OnChanged = func(l string) {
-			if e.writing {
-				return
-			}
-			if l == "" {
-				write(nil)
-				return
-			}
-			write([]string{byLabel[l]})
-		}
-		return &choiceView{
-			obj: rg, main: rg,
-			set: func(sel map[string]bool) {
-				cur := ""
-				for _, o := range spec.options {
-					if sel[o.value] {
-						cur = o.label
-						break
-					}
-				}
-				if rg.Selected != cur {
-					rg.SetSelected(cur)
-				}
-			},
-			filter: func(text string) { rg.Options = filterLabels(labels, text); rg.Refresh() },
-		}
+		return newRadioChoice(e, spec, labels, byLabel, write)
 	}
+	return newCheckChoice(e, spec, labels, write)
+}
+
+// newRadioChoice is a choice of one option: a radio group.
+func newRadioChoice(e *element, spec choiceSpec, labels []string, byLabel map[string]string, write func([]string)) *choiceView {
+	rg := widget.NewRadioGroup(labels, nil)
+	rg.OnChanged = func(l string) {
+		if e.writing {
+			return
+		}
+		if l == "" {
+			write(nil)
+			return
+		}
+		write([]string{byLabel[l]})
+	}
+	return &choiceView{
+		obj: rg, main: rg,
+		set: func(sel map[string]bool) {
+			cur := ""
+			for _, o := range spec.options {
+				if sel[o.value] {
+					cur = o.label
+					break
+				}
+			}
+			if rg.Selected != cur {
+				rg.SetSelected(cur)
+			}
+		},
+		filter: func(text string) { rg.Options = filterLabels(labels, text); rg.Refresh() },
+	}
+}
+
+// newCheckChoice is a choice of several options: a check group.
+func newCheckChoice(e *element, spec choiceSpec, labels []string, write func([]string)) *choiceView {
 	cg := widget.NewCheckGroup(labels, nil)
 	cg.OnChanged = func(ls []string) {
 		if e.writing {

@@ -39,97 +39,123 @@ func parseClock(s string) (time.Time, bool) {
 // (2006-01-02), a time (15:04) or a date-time (2006-01-02T15:04:05 with
 // the zone of the value it replaces).
 func buildDateTime(v *View, e *element) {
-	label := newInputLabel()
-	date := widget.NewDateEntry()
-	clock := widget.NewEntry()
-	clock.SetPlaceHolder("HH:MM")
+	in := &dateTimeInput{v: v, e: e, label: newInputLabel(), date: widget.NewDateEntry(), clock: widget.NewEntry(), withDate: true, withTime: true}
+	in.clock.SetPlaceHolder("HH:MM")
 	sizer := canvas.NewRectangle(color.Transparent)
 	sizer.SetMinSize(fyne.NewSize(76, 0))
-	clockBox := container.NewStack(sizer, clock)
-	row := container.NewBorder(nil, nil, nil, clockBox, date)
+	in.clockBox = container.NewStack(sizer, in.clock)
+	in.row = container.NewBorder(nil, nil, nil, in.clockBox, in.date)
 	e.msg = newCheckLabel()
-	e.obj = container.New(&prefLayout{width: inputWidth + 40}, inputBox(label, row, e.msg))
-	e.widget = date
-	zone := ""
-	withDate, withTime := true, true
-	compose := func() {
-		if e.writing {
-			return
-		}
-		problem := ""
-		var d, c string
-		if withDate && date.Date != nil {
-			d = date.Date.Format("2006-01-02")
-		}
-		if withTime && clock.Text != "" {
-			t, ok := parseClock(clock.Text)
-			if !ok {
-				problem = "Enter a time as HH:MM."
-			} else {
-				c = t.Format("15:04")
-			}
-		}
-		if problem == "" {
-			value := d + c
-			if d != "" && c != "" {
-				value = d + "T" + c + ":00" + zone
-			}
-			v.write(e, "value", value)
-		}
-		e.touched = true
-		e.checkMessage(false, problem)
-	}
-	date.OnChanged = func(*time.Time) { compose() }
-	clock.OnChanged = func(string) { compose() }
-	e.refresh = func() {
-		withDate, withTime = e.flag("enableDate", false), e.flag("enableTime", false)
-		if !withDate && !withTime {
-			withDate, withTime = true, true
-		}
-		date.Hidden, clock.Hidden = !withDate, !withTime
-		if withDate {
-			row.Objects, row.Layout = []fyne.CanvasObject{date, clockBox}, layout.NewBorderLayout(nil, nil, nil, clockBox)
-		} else {
-			row.Objects, row.Layout = []fyne.CanvasObject{clockBox}, layout.NewStackLayout()
-		}
-		if withTime && !withDate {
-			e.widget = clock
-		} else {
-			e.widget = date
-		}
-		setLabel(e, label, e.str("label"))
-		raw := e.str("value")
-		zone = ""
-		if t, ok := parseDateTime(raw); ok {
-			if strings.HasSuffix(raw, "Z") {
-				zone = "Z"
-			} else if i := strings.LastIndexAny(raw, "+-"); i > 10 && strings.Contains(raw, "T") {
-				zone = raw[i:]
-			}
-			e.writing = true
-			if withDate && strings.Contains(raw, "-") && (date.Date == nil || !sameDay(*date.Date, t)) {
-				d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-				date.SetDate(&d)
-			}
-			if withTime && strings.Contains(raw, ":") {
-				if c := t.Format("15:04"); clock.Text != c {
-					clock.SetText(c)
-				}
-			}
-			e.writing = false
-		} else if raw == "" && !e.touched {
-			e.writing = true
-			date.SetDate(nil)
-			clock.SetText("")
-			e.writing = false
-		}
-		on := inputEnabled(e)
-		setEnabled(date, on)
-		setEnabled(clock, on)
-		e.checkMessage(false, rangeProblem(e, raw))
-		e.redraw(row)
-	}
+	e.obj = container.New(&prefLayout{width: inputWidth + 40}, inputBox(in.label, in.row, e.msg))
+	e.widget = in.date
+	in.date.OnChanged = func(*time.Time) { in.compose() }
+	in.clock.OnChanged = func(string) { in.compose() }
+	e.refresh = in.refresh
 	e.refresh()
+}
+
+// dateTimeInput is a DateTimeInput: a date entry and an HH:MM entry, either
+// of which enableDate and enableTime may hide.
+type dateTimeInput struct {
+	v                  *View
+	e                  *element
+	label              *widget.Label
+	date               *widget.DateEntry
+	clock              *widget.Entry
+	clockBox, row      *fyne.Container
+	zone               string // the UTC offset of the value shown, kept when writing
+	withDate, withTime bool
+}
+
+// compose writes the value the entries make, or says why they make none.
+func (in *dateTimeInput) compose() {
+	e := in.e
+	if e.writing {
+		return
+	}
+	problem := ""
+	var d, c string
+	if in.withDate && in.date.Date != nil {
+		d = in.date.Date.Format("2006-01-02")
+	}
+	if in.withTime && in.clock.Text != "" {
+		t, ok := parseClock(in.clock.Text)
+		if !ok {
+			problem = "Enter a time as HH:MM."
+		} else {
+			c = t.Format("15:04")
+		}
+	}
+	if problem == "" {
+		value := d + c
+		if d != "" && c != "" {
+			value = d + "T" + c + ":00" + in.zone
+		}
+		in.v.write(e, "value", value)
+	}
+	e.touched = true
+	e.checkMessage(false, problem)
+}
+
+func (in *dateTimeInput) refresh() {
+	e := in.e
+	in.withDate, in.withTime = e.flag("enableDate", false), e.flag("enableTime", false)
+	if !in.withDate && !in.withTime {
+		in.withDate, in.withTime = true, true
+	}
+	in.arrange()
+	setLabel(e, in.label, e.str("label"))
+	raw := e.str("value")
+	in.zone = ""
+	if t, ok := parseDateTime(raw); ok {
+		in.show(raw, t)
+	} else if raw == "" && !e.touched {
+		e.writing = true
+		in.date.SetDate(nil)
+		in.clock.SetText("")
+		e.writing = false
+	}
+	on := inputEnabled(e)
+	setEnabled(in.date, on)
+	setEnabled(in.clock, on)
+	e.checkMessage(false, rangeProblem(e, raw))
+	e.redraw(in.row)
+}
+
+// arrange shows the entries enableDate and enableTime ask for.
+func (in *dateTimeInput) arrange() {
+	in.date.Hidden, in.clock.Hidden = !in.withDate, !in.withTime
+	if in.withDate {
+		in.row.Objects, in.row.Layout = []fyne.CanvasObject{in.date, in.clockBox}, layout.NewBorderLayout(nil, nil, nil, in.clockBox)
+	} else {
+		in.row.Objects, in.row.Layout = []fyne.CanvasObject{in.clockBox}, layout.NewStackLayout()
+	}
+	if in.withTime && !in.withDate {
+		in.e.widget = in.clock
+	} else {
+		in.e.widget = in.date
+	}
+}
+
+// show puts the value raw (t parsed) into the entries, keeping its UTC
+// offset for the next write.
+func (in *dateTimeInput) show(raw string, t time.Time) {
+	if strings.HasSuffix(raw, "Z") {
+		in.zone = "Z"
+	} else if i := strings.LastIndexAny(raw, "+-"); i > 10 && strings.Contains(raw, "T") {
+		in.zone = raw[i:]
+	}
+	in.e.writing = true
+	if in.withDate && strings.Contains(raw, "-") && (in.date.Date == nil || !sameDay(*in.date.Date, t)) {
+		d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		in.date.SetDate(&d)
+	}
+	if in.withTime && strings.Contains(raw, ":") {
+		if c := t.Format("15:04"); in.clock.Text != c {
+			in.clock.SetText(c)
+		}
+	}
+	in.e.writing = false
 }
 
 func sameDay(a, b time.Time) bool {

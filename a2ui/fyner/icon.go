@@ -30,87 +30,55 @@ func IconNames() []string {
 // themeIcon maps a basic-catalog icon name to the Fyne theme icon that
 // shows the same thing (nil when the theme has none).
 func themeIcon(name string) fyne.Resource {
-	switch name {
-	case "accountCircle":
-		return theme.AccountIcon()
-	case "add":
-		return theme.ContentAddIcon()
-	case "arrowBack":
-		return theme.NavigateBackIcon()
-	case "arrowForward":
-		return theme.NavigateNextIcon()
-	case "attachFile":
-		return theme.MailAttachmentIcon()
-	case "calendarToday", "event":
-		return theme.CalendarIcon()
-	case "check":
-		return theme.ConfirmIcon()
-	case "close":
-		return theme.CancelIcon()
-	case "delete":
-		return theme.DeleteIcon()
-	case "download":
-		return theme.DownloadIcon()
-	case "edit":
-		return theme.DocumentCreateIcon()
-	case "error":
-		return theme.ErrorIcon()
-	case "fastForward":
-		return theme.MediaFastForwardIcon()
-	case "folder":
-		return theme.FolderIcon()
-	case "help":
-		return theme.HelpIcon()
-	case "home":
-		return theme.HomeIcon()
-	case "info":
-		return theme.InfoIcon()
-	case "menu":
-		return theme.MenuIcon()
-	case "moreVert":
-		return theme.MoreVerticalIcon()
-	case "moreHoriz":
-		return theme.MoreHorizontalIcon()
-	case "pause":
-		return theme.MediaPauseIcon()
-	case "photo":
-		return theme.MediaPhotoIcon()
-	case "play":
-		return theme.MediaPlayIcon()
-	case "print":
-		return theme.DocumentPrintIcon()
-	case "refresh":
-		return theme.ViewRefreshIcon()
-	case "rewind":
-		return theme.MediaFastRewindIcon()
-	case "search":
-		return theme.SearchIcon()
-	case "send":
-		return theme.MailSendIcon()
-	case "settings":
-		return theme.SettingsIcon()
-	case "skipNext":
-		return theme.MediaSkipNextIcon()
-	case "skipPrevious":
-		return theme.MediaSkipPreviousIcon()
-	case "stop":
-		return theme.MediaStopIcon()
-	case "upload":
-		return theme.UploadIcon()
-	case "visibility":
-		return theme.VisibilityIcon()
-	case "visibilityOff":
-		return theme.VisibilityOffIcon()
-	case "volumeDown":
-		return theme.VolumeDownIcon()
-	case "volumeMute":
-		return theme.VolumeMuteIcon()
-	case "volumeUp":
-		return theme.VolumeUpIcon()
-	case "warning":
-		return theme.WarningIcon()
+	if icon, ok := themeIcons[name]; ok {
+		return icon()
 	}
 	return nil
+}
+
+// themeIcons maps basic-catalog icon names to the Fyne theme icons that
+// show the same thing.
+var themeIcons = map[string]func() fyne.Resource{
+	"accountCircle": theme.AccountIcon,
+	"add":           theme.ContentAddIcon,
+	"arrowBack":     theme.NavigateBackIcon,
+	"arrowForward":  theme.NavigateNextIcon,
+	"attachFile":    theme.MailAttachmentIcon,
+	"calendarToday": theme.CalendarIcon,
+	"event":         theme.CalendarIcon,
+	"check":         theme.ConfirmIcon,
+	"close":         theme.CancelIcon,
+	"delete":        theme.DeleteIcon,
+	"download":      theme.DownloadIcon,
+	"edit":          theme.DocumentCreateIcon,
+	"error":         theme.ErrorIcon,
+	"fastForward":   theme.MediaFastForwardIcon,
+	"folder":        theme.FolderIcon,
+	"help":          theme.HelpIcon,
+	"home":          theme.HomeIcon,
+	"info":          theme.InfoIcon,
+	"menu":          theme.MenuIcon,
+	"moreVert":      theme.MoreVerticalIcon,
+	"moreHoriz":     theme.MoreHorizontalIcon,
+	"pause":         theme.MediaPauseIcon,
+	"photo":         theme.MediaPhotoIcon,
+	"play":          theme.MediaPlayIcon,
+	"print":         theme.DocumentPrintIcon,
+	"refresh":       theme.ViewRefreshIcon,
+	"rewind":        theme.MediaFastRewindIcon,
+	"search":        theme.SearchIcon,
+	"send":          theme.MailSendIcon,
+	"settings":      theme.SettingsIcon,
+	"skipNext":      theme.MediaSkipNextIcon,
+	"skipPrevious":  theme.MediaSkipPreviousIcon,
+	"stop":          theme.MediaStopIcon,
+	"upload":        theme.UploadIcon,
+	"visibility":    theme.VisibilityIcon,
+	"visibilityOff": theme.VisibilityOffIcon,
+	"volumeDown":    theme.VolumeDownIcon,
+	"volumeMute":    theme.VolumeMuteIcon,
+	"volumeUp":      theme.VolumeUpIcon,
+	"warning":       theme.WarningIcon,
 }
 
 // camelName turns snake_case or kebab-case names ("arrow_back") into the

@@ -62,26 +62,8 @@ func buildButton(v *View, e *element) {
 	e.obj = container.New(layout.NewCustomPaddedVBoxLayout(0), label.over(face), e.msg)
 	var child *element
 	e.refresh = func() {
-		switch e.enum("variant") {
-		case "primary":
-			btn.Importance = widget.HighImportance
-		case "borderless":
-			btn.Importance = widget.LowImportance
-		default:
-			btn.Importance = widget.MediumImportance
-			if e.n.Surface().Version() == "v0.8" && e.n.Bool("primary", false) {
-				btn.Importance = widget.HighImportance
-			}
-		}
-		text, icon := "", fyne.Resource(nil)
-		if child != nil {
-			switch child.n.Type() {
-			case "Text":
-				text = markdownPlain(child.str("text"))
-			case "Icon":
-				icon, _ = iconOf(v, child)
-			}
-		}
+		btn.Importance = buttonImportance(e)
+		text, icon := buttonContent(v, child)
 		if text == "" && icon == nil && len(face.Objects) == 1 {
 			text = e.n.Accessibility().Label
 		}
@@ -109,6 +91,37 @@ func buildButton(v *View, e *element) {
 		e.refresh()
 	}
 	e.rebuild()
+}
+
+// buttonImportance is the importance of a button's variant (v0.8: its
+// primary flag).
+func buttonImportance(e *element) widget.Importance {
+	switch e.enum("variant") {
+	case "primary":
+		return widget.HighImportance
+	case "borderless":
+		return widget.LowImportance
+	}
+	if e.n.Surface().Version() == "v0.8" && e.n.Bool("primary", false) {
+		return widget.HighImportance
+	}
+	return widget.MediumImportance
+}
+
+// buttonContent is the text or icon of a button whose child is a Text or
+// an Icon (nil child: none).
+func buttonContent(v *View, child *element) (string, fyne.Resource) {
+	if child == nil {
+		return "", nil
+	}
+	switch child.n.Type() {
+	case "Text":
+		return markdownPlain(child.str("text")), nil
+	case "Icon":
+		icon, _ := iconOf(v, child)
+		return "", icon
+	}
+	return "", nil
 }
 
 func buildCheckBox(v *View, e *element) {

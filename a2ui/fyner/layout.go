@@ -131,10 +131,32 @@ func (l *flexLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 	gap := theme.Padding()
 	crossSize := l.cross(size)
-	crossOf := make([]float32, n)
-	basis := make([]float32, n)
-	mins := make([]float32, n)
-	var totalW float32
+	crossOf, basis, mins, totalW := l.measureItems(objs, idx, crossSize)
+	avail := l.main(size) - gap*float32(n-1)
+	free := l.grow(idx, basis, mins, avail, totalW)
+	start, between := float32(0), gap
+	switch {
+	case free <= 0:
+	case l.justify == "stretch":
+		for k := range basis {
+			basis[k] += free / float32(n)
+		}
+	default:
+		start, between = justifyOffsets(l.justify, free, gap, n)
+	}
+	pos := start
+	for k, i := range idx {
+		m := basis[k]
+		l.place(objs[i], pos, m, crossOf[k], crossSize)
+		pos += m + between
+	}
+}
+
+// measureItems finds, for the visible objects idx, the cross size each gets,
+// its basis and minimum along the main axis, and the sum of the weights.
+func (l *flexLayout) measureItems(objs []fyne.CanvasObject, idx []int, crossSize float32) (crossOf, basis, mins []float32, totalW float32) {
+	n := len(idx)
+	crossOf, basis, mins = make([]float32, n), make([]float32, n), make([]float32, n)
 	for k, i := range idx {
 		o := objs[i]
 		min := o.MinSize()
@@ -156,43 +178,30 @@ func (l *flexLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 			basis[k] = fmax(mins[k], prefOf(o).Width)
 		}
 	}
-	avail := l.main(size) - gap*float32(n-1)
-	free := l.grow(idx, basis, mins, avail, totalW)
-	start, between := float32(0), gap
-	switch {
-	case free <= 0:
-	case l.justify == "stretch":
-		for k := range basis {
-			basis[k] += free / float32(n)
+	return crossOf, basis, mins, totalW
+}
+
+// place sizes o to m along the main axis (c across, or its own height
+// in a row that does not stretch) and moves it to pos, aligned.
+func (l *flexLayout) place(o fyne.CanvasObject, pos, m, c, crossSize float32) {
+	if l.horizontal {
+		o.Resize(fyne.NewSize(m, o.Size().Height))
+		if l.align != "" && l.align != "stretch" {
+			c = fmin(o.MinSize().Height, crossSize)
 		}
-	default:
-		start, between = justifyOffsets(l.justify, free, gap, n)
 	}
-	pos := start
-	for k, i := range idx {
-		o := objs[i]
-		m := basis[k]
-		c := crossOf[k]
-		if l.horizontal {
-			o.Resize(fyne.NewSize(m, o.Size().Height))
-			if l.align != "" && l.align != "stretch" {
-				c = fmin(o.MinSize().Height, crossSize)
-			}
-		}
-		var off float32
-		switch l.align {
-		case "center":
-			off = (crossSize - c) / 2
-		case "end":
-			off = crossSize - c
-		}
-		o.Resize(l.size(m, c))
-		if l.horizontal {
-			o.Move(fyne.NewPos(pos, off))
-		} else {
-			o.Move(fyne.NewPos(off, pos))
-		}
-		pos += m + between
+	var off float32
+	switch l.align {
+	case "center":
+		off = (crossSize - c) / 2
+	case "end":
+		off = crossSize - c
+	}
+	o.Resize(l.size(m, c))
+	if l.horizontal {
+		o.Move(fyne.NewPos(pos, off))
+	} else {
+		o.Move(fyne.NewPos(off, pos))
 	}
 }
 

@@ -1,9 +1,9 @@
 package fyner
 
 import (
+	"encoding/hex"
 	"image/color"
 	"math"
-	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -94,11 +94,11 @@ func parseHexColor(s string) (color.NRGBA, bool) {
 	if len(s) != 6 {
 		return color.NRGBA{}, false
 	}
-	v, err := strconv.ParseUint(s, 16, 32)
+	rgb, err := hex.DecodeString(s)
 	if err != nil {
 		return color.NRGBA{}, false
 	}
-	return color.NRGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 0xff}, true
+	return color.NRGBA{R: rgb[0], G: rgb[1], B: rgb[2], A: 0xff}, true
 }
 
 func toRGB(c color.Color) (r, g, b, a uint8) {

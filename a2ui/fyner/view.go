@@ -144,27 +144,33 @@ func (v *View) apply(sc *a2ui.SurfaceChange) {
 	case sc.Created || sc.Tree || sc.Theme:
 		v.buildAll()
 	default:
-		v.fresh = map[*a2ui.Node]bool{}
-		for _, n := range sc.Rebuilt {
-			if e := v.els[n]; e != nil && e.rebuild != nil && !v.fresh[n] {
-				e.rebuild()
-				v.stats.Rebuilt++
-				v.r.stats.Rebuilt++
-			}
-		}
-		for _, n := range sc.Updated {
-			if e := v.els[n]; e != nil && !v.fresh[n] {
-				v.refresh(e)
-			}
-		}
-		if len(sc.Rebuilt) > 0 {
-			v.sweep()
-		}
-		v.fresh = nil
+		v.applyNodes(sc)
 	}
 	if v.OnChange != nil {
 		v.OnChange()
 	}
+}
+
+// applyNodes rebuilds and refreshes the elements of the nodes a change
+// touched, each once.
+func (v *View) applyNodes(sc *a2ui.SurfaceChange) {
+	v.fresh = map[*a2ui.Node]bool{}
+	for _, n := range sc.Rebuilt {
+		if e := v.els[n]; e != nil && e.rebuild != nil && !v.fresh[n] {
+			e.rebuild()
+			v.stats.Rebuilt++
+			v.r.stats.Rebuilt++
+		}
+	}
+	for _, n := range sc.Updated {
+		if e := v.els[n]; e != nil && !v.fresh[n] {
+			v.refresh(e)
+		}
+	}
+	if len(sc.Rebuilt) > 0 {
+		v.sweep()
+	}
+	v.fresh = nil
 }
 
 // changed tells the owner that the view's size may have changed outside

@@ -238,15 +238,30 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 		return err
 	}
 	defer resp.Body.Close()
-	limit := c.maxResponse()
-	raw, err := io.ReadAll(io.LimitReader(watch.reader(resp.Body), limit+1))
+	raw, err := c.readResponse(ctx, method, id, watch.reader(resp.Body))
 	if err != nil {
-		return transportError(ctx, method, err)
+		return err
+	}
+	return c.callResult(method, id, resp, raw, result)
+}
+
+// readResponse reads the body of a JSON-RPC answer, up to maxResponse.
+func (c *Client) readResponse(ctx context.Context, method, id string, body io.Reader) ([]byte, error) {
+	limit := c.maxResponse()
+	raw, err := io.ReadAll(io.LimitReader(body, limit+1))
+	if err != nil {
+		return nil, transportError(ctx, method, err)
 	}
 	if int64(len(raw)) > limit {
-		return fmt.Errorf("a2a: %s: %w (over %d bytes)", method, ErrResponseTooLarge, limit)
+		return nil, fmt.Errorf("a2a: %s: %w (over %d bytes)", method, ErrResponseTooLarge, limit)
 	}
 	c.observe(Traffic{Direction: Incoming, Kind: "response", Method: method, RequestID: id, Body: raw})
+	return raw, nil
+}
+
+// callResult decodes the answer raw to request id into result, or returns
+// its error.
+func (c *Client) callResult(method, id string, resp *http.Response, raw []byte, result any) error {
 	if resp.StatusCode/100 != 2 {
 		// Some servers send a JSON-RPC error with a 4xx/5xx status: prefer it.
 		if r, derr := DecodeResponse(raw); derr == nil && r.Error != nil {
@@ -335,46 +350,65 @@ func (c *Client) Stream(ctx context.Context, method string, params any) iter.Seq
 			return
 		}
 		defer resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-			if r, derr := DecodeResponse(raw); derr == nil && r.Error != nil {
-				r.Error.Method = method
-				yield(nil, r.Error)
-				return
-			}
-			yield(nil, httpError(resp, raw))
-			return
-		}
-		if ct, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";"); !strings.EqualFold(strings.TrimSpace(ct), "text/event-stream") {
+		switch {
+		case resp.StatusCode/100 != 2:
+			yield(nil, streamHTTPError(method, resp))
+		case !isEventStream(resp):
 			// An agent may answer a stream request with one JSON-RPC
 			// response (typically an error): honour it.
-			raw, err := io.ReadAll(io.LimitReader(watch.reader(resp.Body), c.maxResponse()))
-			if err != nil {
-				yield(nil, transportError(ctx, method, err))
+			yield(c.singleEvent(ctx, method, id, watch.reader(resp.Body)))
+		default:
+			c.yieldEvents(ctx, method, id, watch.reader(resp.Body), yield)
+		}
+	}
+}
+
+// streamHTTPError is the error of a stream request answered with a non-2xx
+// status: the JSON-RPC error in the body if there is one.
+func streamHTTPError(method string, resp *http.Response) error {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if r, derr := DecodeResponse(raw); derr == nil && r.Error != nil {
+		r.Error.Method = method
+		return r.Error
+	}
+	return httpError(resp, raw)
+}
+
+func isEventStream(resp *http.Response) bool {
+	ct, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(ct), "text/event-stream")
+}
+
+// singleEvent decodes the one JSON-RPC response that answers a stream
+// request instead of an event stream.
+func (c *Client) singleEvent(ctx context.Context, method, id string, body io.Reader) (*StreamResponse, error) {
+	raw, err := io.ReadAll(io.LimitReader(body, c.maxResponse()))
+	if err != nil {
+		return nil, transportError(ctx, method, err)
+	}
+	c.observe(Traffic{Direction: Incoming, Kind: "response", Method: method, RequestID: id, Body: raw})
+	return c.decodeEvent(method, raw)
+}
+
+// yieldEvents decodes the events of an event stream and yields them until
+// the stream ends, an error, or the caller stops.
+func (c *Client) yieldEvents(ctx context.Context, method, id string, body io.Reader, yield func(*StreamResponse, error) bool) {
+	rd := sse.NewReader(body, c.MaxEventBytes)
+	for {
+		e, err := rd.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
 				return
 			}
-			c.observe(Traffic{Direction: Incoming, Kind: "response", Method: method, RequestID: id, Body: raw})
-			ev, err := c.decodeEvent(method, raw)
-			yield(ev, err)
+			yield(nil, transportError(ctx, method, err))
 			return
 		}
-		rd := sse.NewReader(watch.reader(resp.Body), c.MaxEventBytes)
-		for {
-			e, err := rd.Next()
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					return
-				}
-				yield(nil, transportError(ctx, method, err))
-				return
-			}
-			if c.Observer != nil {
-				c.observe(Traffic{Direction: Incoming, Kind: "event", Method: method, RequestID: id, Body: bytes.Clone(e.Data)})
-			}
-			ev, err := c.decodeEvent(method, e.Data)
-			if !yield(ev, err) || err != nil {
-				return
-			}
+		if c.Observer != nil {
+			c.observe(Traffic{Direction: Incoming, Kind: "event", Method: method, RequestID: id, Body: bytes.Clone(e.Data)})
+		}
+		ev, err := c.decodeEvent(method, e.Data)
+		if !yield(ev, err) || err != nil {
+			return
 		}
 	}
 }

@@ -49,41 +49,20 @@ func paramsToV03(method string, params any) (any, error) {
 func resultFromV03(method string, raw json.RawMessage, result any) error {
 	switch out := result.(type) {
 	case *SendMessageResponse:
-		var e EventV03
-		if err := json.Unmarshal(raw, &e); err != nil {
-			return fmt.Errorf("%w: %w", ErrBadResponse, err)
-		}
-		ev, err := EventFromV03(&e)
-		if err != nil {
-			return err
-		}
-		if ev.Task == nil && ev.Message == nil {
-			return fmt.Errorf("%w: %s result is a %s", ErrBadResponse, method, e.Kind)
-		}
-		*out = SendMessageResponse{Task: ev.Task, Message: ev.Message}
-		return nil
+		return sendResultFromV03(method, raw, out)
 	case *Task:
-		var t TaskV03
-		if err := json.Unmarshal(raw, &t); err != nil {
-			return fmt.Errorf("%w: %w", ErrBadResponse, err)
-		}
-		v, err := TaskFromV03(&t)
+		return taskResultFromV03(raw, out)
+	case *TaskPushNotificationConfig:
+		t, err := decodeV03[TaskPushConfigV03](raw)
 		if err != nil {
 			return err
-		}
-		*out = *v
-		return nil
-	case *TaskPushNotificationConfig:
-		var t TaskPushConfigV03
-		if err := json.Unmarshal(raw, &t); err != nil {
-			return fmt.Errorf("%w: %w", ErrBadResponse, err)
 		}
 		*out = pushFromV03(t.TaskID, t.PushNotificationConfig)
 		return nil
 	case *ListTaskPushNotificationConfigsResponse:
-		var list []TaskPushConfigV03
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return fmt.Errorf("%w: %w", ErrBadResponse, err)
+		list, err := decodeV03[[]TaskPushConfigV03](raw)
+		if err != nil {
+			return err
 		}
 		out.Configs = out.Configs[:0]
 		for _, t := range list {
@@ -101,5 +80,44 @@ func resultFromV03(method string, raw json.RawMessage, result any) error {
 	if err := json.Unmarshal(raw, result); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadResponse, err)
 	}
+	return nil
+}
+
+// decodeV03 decodes a v0.3 result as a T; errors wrap ErrBadResponse.
+func decodeV03[T any](raw json.RawMessage) (T, error) {
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, fmt.Errorf("%w: %w", ErrBadResponse, err)
+	}
+	return v, nil
+}
+
+// sendResultFromV03 maps a v0.3 SendMessage result, a task or a message.
+func sendResultFromV03(method string, raw json.RawMessage, out *SendMessageResponse) error {
+	e, err := decodeV03[EventV03](raw)
+	if err != nil {
+		return err
+	}
+	ev, err := EventFromV03(&e)
+	if err != nil {
+		return err
+	}
+	if ev.Task == nil && ev.Message == nil {
+		return fmt.Errorf("%w: %s result is a %s", ErrBadResponse, method, e.Kind)
+	}
+	*out = SendMessageResponse{Task: ev.Task, Message: ev.Message}
+	return nil
+}
+
+func taskResultFromV03(raw json.RawMessage, out *Task) error {
+	t, err := decodeV03[TaskV03](raw)
+	if err != nil {
+		return err
+	}
+	v, err := TaskFromV03(&t)
+	if err != nil {
+		return err
+	}
+	*out = *v
 	return nil
 }

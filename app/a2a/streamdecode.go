@@ -83,6 +83,62 @@ func (s *fastScan) once(seen *uint64, bit uint) bool {
 	return true
 }
 
+// The …Once helpers decode a member into dst the first time its bit is
+// seen (see once), so the per-type decoders stay one line per member.
+func (s *fastScan) strOnce(seen *uint64, bit uint, dst *string) {
+	if s.once(seen, bit) {
+		*dst = s.str()
+	}
+}
+
+func (s *fastScan) strPtrOnce(seen *uint64, bit uint, dst **string) {
+	if s.once(seen, bit) {
+		*dst = s.strPtr()
+	}
+}
+
+func (s *fastScan) stringsOnce(seen *uint64, bit uint, dst *[]string) {
+	if s.once(seen, bit) {
+		*dst = s.strings()
+	}
+}
+
+func (s *fastScan) boolOnce(seen *uint64, bit uint, dst *bool) {
+	if s.once(seen, bit) {
+		*dst = s.boolean()
+	}
+}
+
+func (s *fastScan) rawOnce(seen *uint64, bit uint, dst *json.RawMessage) {
+	if s.once(seen, bit) {
+		*dst = s.raw()
+	}
+}
+
+func (s *fastScan) metadataOnce(seen *uint64, bit uint, dst *Metadata) {
+	if s.once(seen, bit) {
+		*dst = s.metadata()
+	}
+}
+
+func fastArrayOnce[T any](s *fastScan, seen *uint64, bit uint, dst *[]T, elem func(*T)) {
+	if s.once(seen, bit) {
+		*dst = fastArray(s, elem)
+	}
+}
+
+// fastObject parses an object into a new T with fill, or gives up (nil)
+// on anything but an object.
+func fastObject[T any](s *fastScan, fill func(*T)) *T {
+	if s.peek() != '{' {
+		s.bad = true
+		return nil
+	}
+	v := new(T)
+	fill(v)
+	return v
+}
+
 // object parses an object, calling member for each key with the scanner
 // at the member's value, which member must consume.
 func (s *fastScan) object(member func(key []byte)) {
@@ -257,33 +313,9 @@ func (s *fastScan) skip(depth int) {
 	}
 	switch c := s.peek(); {
 	case c == '{':
-		s.i++
-		if s.eat('}') {
-			return
-		}
-		for !s.bad {
-			s.skipString()
-			s.expect(':')
-			s.skip(depth + 1)
-			if s.bad || s.eat(',') {
-				continue
-			}
-			s.expect('}')
-			return
-		}
+		s.skipObject(depth)
 	case c == '[':
-		s.i++
-		if s.eat(']') {
-			return
-		}
-		for !s.bad {
-			s.skip(depth + 1)
-			if s.bad || s.eat(',') {
-				continue
-			}
-			s.expect(']')
-			return
-		}
+		s.skipArray(depth)
 	case c == '"':
 		s.skipString()
 	case c == '-' || c >= '0' && c <= '9':
@@ -296,6 +328,40 @@ func (s *fastScan) skip(depth int) {
 		s.literal("null")
 	default:
 		s.bad = true
+	}
+}
+
+// skipObject passes over an object whose members are at depth+1.
+func (s *fastScan) skipObject(depth int) {
+	s.i++
+	if s.eat('}') {
+		return
+	}
+	for !s.bad {
+		s.skipString()
+		s.expect(':')
+		s.skip(depth + 1)
+		if s.bad || s.eat(',') {
+			continue
+		}
+		s.expect('}')
+		return
+	}
+}
+
+// skipArray passes over an array whose elements are at depth+1.
+func (s *fastScan) skipArray(depth int) {
+	s.i++
+	if s.eat(']') {
+		return
+	}
+	for !s.bad {
+		s.skip(depth + 1)
+		if s.bad || s.eat(',') {
+			continue
+		}
+		s.expect(']')
+		return
 	}
 }
 
@@ -354,41 +420,67 @@ func (s *fastScan) skipNumber() {
 	if i < len(b) && b[i] == '-' {
 		i++
 	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && isDigit(b[i]) {
-			i++
-		}
-	default:
+	i, ok := numberInt(b, i)
+	if ok {
+		i, ok = numberFraction(b, i)
+	}
+	if ok {
+		i, ok = numberExponent(b, i)
+	}
+	if !ok {
 		s.bad = true
 		return
 	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || !isDigit(b[i]) {
-			s.bad = true
-			return
-		}
-		for i < len(b) && isDigit(b[i]) {
-			i++
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || !isDigit(b[i]) {
-			s.bad = true
-			return
-		}
-		for i < len(b) && isDigit(b[i]) {
-			i++
-		}
-	}
 	s.i = i
+}
+
+// numberInt passes over a number's integer part (0, or 1-9 and digits)
+// at b[i:]; false if there is none.
+func numberInt(b []byte, i int) (int, bool) {
+	switch {
+	case i < len(b) && b[i] == '0':
+		return i + 1, true
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		return skipDigits(b, i+1), true
+	}
+	return i, false
+}
+
+// numberFraction passes over an optional fraction ('.' and digits); false
+// if the '.' has no digit after it.
+func numberFraction(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '.' {
+		return i, true
+	}
+	i++
+	if i >= len(b) || !isDigit(b[i]) {
+		return i, false
+	}
+	return skipDigits(b, i), true
+}
+
+// numberExponent passes over an optional exponent ('e' or 'E', a sign,
+// digits); false if it has no digit.
+func numberExponent(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != 'e' && b[i] != 'E' {
+		return i, true
+	}
+	i++
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	if i >= len(b) || !isDigit(b[i]) {
+		return i, false
+	}
+	return skipDigits(b, i), true
+}
+
+// skipDigits returns the index of the first non-digit at or after i.
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
 }
 
 // end checks that only white space follows the top-level value.
@@ -573,41 +665,25 @@ func fastMessage[P any](s *fastScan, part func(*P), fields []string, kind *strin
 	s.object(func(key []byte) {
 		switch k := string(key); {
 		case k == "kind" && kind != nil:
-			if s.once(&seen, 0) {
-				*kind = s.str()
-			}
+			s.strOnce(&seen, 0, kind)
 		case k == "messageId":
-			if s.once(&seen, 1) {
-				*id = s.str()
-			}
+			s.strOnce(&seen, 1, id)
 		case k == "contextId":
-			if s.once(&seen, 2) {
-				*contextID = s.str()
-			}
+			s.strOnce(&seen, 2, contextID)
 		case k == "taskId":
-			if s.once(&seen, 3) {
-				*taskID = s.str()
-			}
+			s.strOnce(&seen, 3, taskID)
 		case k == "role":
 			if s.once(&seen, 4) {
 				role(s.str())
 			}
 		case k == "parts":
-			if s.once(&seen, 5) {
-				*parts = fastArray(s, part)
-			}
+			fastArrayOnce(s, &seen, 5, parts, part)
 		case k == "metadata":
-			if s.once(&seen, 6) {
-				*meta = s.metadata()
-			}
+			s.metadataOnce(&seen, 6, meta)
 		case k == "extensions":
-			if s.once(&seen, 7) {
-				*ext = s.strings()
-			}
+			s.stringsOnce(&seen, 7, ext)
 		case k == "referenceTaskIds":
-			if s.once(&seen, 8) {
-				*refs = s.strings()
-			}
+			s.stringsOnce(&seen, 8, refs)
 		default:
 			s.unknown(key, fields)
 		}
@@ -700,29 +776,17 @@ func (s *fastScan) part(p *Part) {
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "text":
-			if s.once(&seen, 0) {
-				text = s.strPtr()
-			}
+			s.strPtrOnce(&seen, 0, &text)
 		case "url":
-			if s.once(&seen, 1) {
-				url = s.strPtr()
-			}
+			s.strPtrOnce(&seen, 1, &url)
 		case "data":
-			if s.once(&seen, 2) {
-				data = s.raw()
-			}
+			s.rawOnce(&seen, 2, &data)
 		case "metadata":
-			if s.once(&seen, 3) {
-				meta = s.metadata()
-			}
+			s.metadataOnce(&seen, 3, &meta)
 		case "filename":
-			if s.once(&seen, 4) {
-				filename = s.str()
-			}
+			s.strOnce(&seen, 4, &filename)
 		case "mediaType":
-			if s.once(&seen, 5) {
-				mediaType = s.str()
-			}
+			s.strOnce(&seen, 5, &mediaType)
 		default:
 			s.unknown(key, fieldsPart) // "raw" included: give up
 		}
@@ -853,89 +917,68 @@ func fastStreamEventV03(b []byte) (*StreamResponse, bool) {
 func (s *fastScan) eventV03(e *EventV03) {
 	var seen uint64
 	s.object(func(key []byte) {
-		switch string(key) {
-		case "kind":
-			if s.once(&seen, 0) {
-				e.Kind = s.str()
-			}
-		case "id":
-			if s.once(&seen, 1) {
-				e.ID = s.str()
-			}
-		case "messageId":
-			if s.once(&seen, 2) {
-				e.MessageID = s.str()
-			}
-		case "role":
-			if s.once(&seen, 3) {
-				e.Role = s.str()
-			}
-		case "parts":
-			if s.once(&seen, 4) {
-				e.Parts = fastArray(s, s.partV03)
-			}
-		case "extensions":
-			if s.once(&seen, 5) {
-				e.Extensions = s.strings()
-			}
-		case "referenceTaskIds":
-			if s.once(&seen, 6) {
-				e.ReferenceTaskIDs = s.strings()
-			}
-		case "history":
-			if s.once(&seen, 7) {
-				e.History = fastArray(s, s.messageV03)
-			}
-		case "artifacts":
-			if s.once(&seen, 8) {
-				e.Artifacts = fastArray(s, s.artifactV03)
-			}
-		case "taskId":
-			if s.once(&seen, 9) {
-				e.TaskID = s.str()
-			}
-		case "contextId":
-			if s.once(&seen, 10) {
-				e.ContextID = s.str()
-			}
-		case "status":
-			if s.once(&seen, 11) {
-				if s.peek() != '{' {
-					s.bad = true
-					return
-				}
-				e.Status = &TaskStatusV03{}
-				s.statusV03(e.Status)
-			}
-		case "final":
-			if s.once(&seen, 12) {
-				e.Final = s.boolean()
-			}
-		case "artifact":
-			if s.once(&seen, 13) {
-				if s.peek() != '{' {
-					s.bad = true
-					return
-				}
-				e.Artifact = &ArtifactV03{}
-				s.artifactV03(e.Artifact)
-			}
-		case "append":
-			if s.once(&seen, 14) {
-				e.Append = s.boolean()
-			}
-		case "lastChunk":
-			if s.once(&seen, 15) {
-				e.LastChunk = s.boolean()
-			}
-		case "metadata":
-			if s.once(&seen, 16) {
-				e.Metadata = s.metadata()
-			}
-		default:
+		if !s.eventV03Member(e, string(key), &seen) {
 			s.unknown(key, fieldsEventV03)
 		}
 	})
+}
+
+// eventV03Member decodes a member of a v0.3 message or task, or passes
+// the key on to eventV03Update; false: the key is no member of EventV03.
+func (s *fastScan) eventV03Member(e *EventV03, k string, seen *uint64) bool {
+	switch k {
+	case "kind":
+		s.strOnce(seen, 0, &e.Kind)
+	case "id":
+		s.strOnce(seen, 1, &e.ID)
+	case "messageId":
+		s.strOnce(seen, 2, &e.MessageID)
+	case "role":
+		s.strOnce(seen, 3, &e.Role)
+	case "parts":
+		fastArrayOnce(s, seen, 4, &e.Parts, s.partV03)
+	case "extensions":
+		s.stringsOnce(seen, 5, &e.Extensions)
+	case "referenceTaskIds":
+		s.stringsOnce(seen, 6, &e.ReferenceTaskIDs)
+	case "history":
+		fastArrayOnce(s, seen, 7, &e.History, s.messageV03)
+	case "artifacts":
+		fastArrayOnce(s, seen, 8, &e.Artifacts, s.artifactV03)
+	case "taskId":
+		s.strOnce(seen, 9, &e.TaskID)
+	case "contextId":
+		s.strOnce(seen, 10, &e.ContextID)
+	case "metadata":
+		s.metadataOnce(seen, 16, &e.Metadata)
+	default:
+		return s.eventV03Update(e, k, seen)
+	}
+	return true
+}
+
+// eventV03Update decodes a member of a v0.3 status or artifact update;
+// false: the key is no member of EventV03.
+func (s *fastScan) eventV03Update(e *EventV03, k string, seen *uint64) bool {
+	switch k {
+	case "status":
+		if s.once(seen, 11) {
+			e.Status = fastObject(s, s.statusV03)
+		}
+	case "final":
+		s.boolOnce(seen, 12, &e.Final)
+	case "artifact":
+		if s.once(seen, 13) {
+			e.Artifact = fastObject(s, s.artifactV03)
+		}
+	case "append":
+		s.boolOnce(seen, 14, &e.Append)
+	case "lastChunk":
+		s.boolOnce(seen, 15, &e.LastChunk)
+	default:
+		return false
+	}
+	return true
 }
 
 func (s *fastScan) statusV03(st *TaskStatusV03) {

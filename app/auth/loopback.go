@@ -61,44 +61,7 @@ func (m *Manager) loopbackFlow(ctx context.Context, cfg oauth2.Config, issuer st
 	var once sync.Once
 	deliver := func(r callbackResult) { once.Do(func() { results <- r }) }
 	mux := http.NewServeMux()
-	mux.HandleFunc(CallbackPath, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("Referrer-Policy", "no-referrer")
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if r.Host != host || r.Method != http.MethodGet || r.URL.Path != CallbackPath {
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprintf(w, donePage, "Not an aimdesk sign-in", "This address only accepts aimdesk's own sign-in.")
-			return
-		}
-		q := r.URL.Query()
-		if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(state)) != 1 {
-			// Not our sign-in (a stale tab, or a page poking the port): keep waiting.
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprintf(w, donePage, "Sign-in link expired", "This page does not belong to the sign-in aimdesk is waiting for.")
-			return
-		}
-		if iss := q.Get("iss"); (iss != "" || requireIss) && issuer != "" && iss != issuer {
-			deliver(callbackResult{err: fmt.Errorf("%w: the answer came from issuer %q, not %q", ErrAccessDenied, clip(iss, 200), issuer)})
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprintf(w, donePage, "Sign-in refused", "The answer did not come from the expected identity provider.")
-			return
-		}
-		if e := q.Get("error"); e != "" {
-			deliver(callbackResult{err: &ProviderError{Op: "authorization", Code: errorCode(e), Description: clip(q.Get("error_description"), 300)}})
-			fmt.Fprintf(w, donePage, "Sign-in not completed", "The identity provider did not sign you in.")
-			return
-		}
-		code := q.Get("code")
-		if code == "" {
-			deliver(callbackResult{err: fmt.Errorf("%w: the identity provider sent no code", ErrAccessDenied)})
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprintf(w, donePage, "Sign-in not completed", "The identity provider sent no code.")
-			return
-		}
-		deliver(callbackResult{code: code})
-		fmt.Fprintf(w, donePage, "Signed in", "aimdesk is signed in.")
-	})
+	mux.Handle(CallbackPath, &loopbackCallback{host: host, state: state, issuer: issuer, requireIss: requireIss, deliver: deliver})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 16 << 10}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
@@ -111,23 +74,76 @@ func (m *Manager) loopbackFlow(ctx context.Context, cfg oauth2.Config, issuer st
 		}
 		return nil, fmt.Errorf("%w: %w", ErrNoBrowser, err)
 	}
-	var res callbackResult
-	select {
-	case res = <-results:
-	case <-ctx.Done():
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w after %s", ErrSignInTimeout, m.signInTimeout())
-		}
-		return nil, ctx.Err()
-	}
-	if res.err != nil {
-		return nil, res.err
+	res, err := m.awaitCallback(ctx, results)
+	if err != nil {
+		return nil, err
 	}
 	tok, err := cfg.Exchange(m.providerContext(ctx), res.code, oauth2.VerifierOption(verifier))
 	if err != nil {
 		return nil, providerError("token", err, res.code, verifier, cfg.ClientSecret)
 	}
 	return tok, nil
+}
+
+// awaitCallback waits for the browser's redirect to the loopback address:
+// its code, or why there is none.
+func (m *Manager) awaitCallback(ctx context.Context, results <-chan callbackResult) (callbackResult, error) {
+	select {
+	case res := <-results:
+		return res, res.err
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return callbackResult{}, fmt.Errorf("%w after %s", ErrSignInTimeout, m.signInTimeout())
+		}
+		return callbackResult{}, ctx.Err()
+	}
+}
+
+// loopbackCallback serves the redirect URI of a loopback sign-in: it
+// delivers the code, or the error, of the answer with the sign-in's state.
+type loopbackCallback struct {
+	host, state, issuer string
+	requireIss          bool
+	deliver             func(callbackResult)
+}
+
+func (c *loopbackCallback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if r.Host != c.host || r.Method != http.MethodGet || r.URL.Path != CallbackPath {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, donePage, "Not an aimdesk sign-in", "This address only accepts aimdesk's own sign-in.")
+		return
+	}
+	q := r.URL.Query()
+	if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(c.state)) != 1 {
+		// Not our sign-in (a stale tab, or a page poking the port): keep waiting.
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, donePage, "Sign-in link expired", "This page does not belong to the sign-in aimdesk is waiting for.")
+		return
+	}
+	if iss := q.Get("iss"); (iss != "" || c.requireIss) && c.issuer != "" && iss != c.issuer {
+		c.deliver(callbackResult{err: fmt.Errorf("%w: the answer came from issuer %q, not %q", ErrAccessDenied, clip(iss, 200), c.issuer)})
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, donePage, "Sign-in refused", "The answer did not come from the expected identity provider.")
+		return
+	}
+	if e := q.Get("error"); e != "" {
+		c.deliver(callbackResult{err: &ProviderError{Op: "authorization", Code: errorCode(e), Description: clip(q.Get("error_description"), 300)}})
+		fmt.Fprintf(w, donePage, "Sign-in not completed", "The identity provider did not sign you in.")
+		return
+	}
+	code := q.Get("code")
+	if code == "" {
+		c.deliver(callbackResult{err: fmt.Errorf("%w: the identity provider sent no code", ErrAccessDenied)})
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, donePage, "Sign-in not completed", "The identity provider sent no code.")
+		return
+	}
+	c.deliver(callbackResult{code: code})
+	fmt.Fprintf(w, donePage, "Signed in", "aimdesk is signed in.")
 }
 
 func (m *Manager) openBrowser(ctx context.Context, u string) error {

@@ -250,18 +250,9 @@ func (m *Manager) SignIn(ctx context.Context, agent Agent, req SignInRequest) (*
 	if req.Scheme == "" {
 		req.Scheme = opts[0].Scheme
 	}
-	var opt *Option
-	for i := range opts {
-		if opts[i].Scheme == req.Scheme && (req.Flow == "" || opts[i].Flow == req.Flow) {
-			opt = &opts[i]
-			break
-		}
-	}
-	if opt == nil {
-		if _, ok := agent.Card.SecuritySchemes[req.Scheme]; !ok {
-			return nil, fmt.Errorf("%w: %q", ErrUnknownScheme, clip(req.Scheme, 100))
-		}
-		return nil, fmt.Errorf("%w: %q with %q", ErrUnsupportedFlow, clip(req.Scheme, 100), req.Flow)
+	opt, err := chooseOption(agent.Card, opts, req)
+	if err != nil {
+		return nil, err
 	}
 	rec := record{
 		V: 1, AgentID: agent.ID, Scheme: opt.Scheme, Flow: opt.Flow,
@@ -277,13 +268,12 @@ func (m *Manager) SignIn(ctx context.Context, agent Agent, req SignInRequest) (*
 	}
 	switch opt.Flow {
 	case FlowBearer, FlowAPIKey:
-		if err := m.staticSignIn(agent, req, &rec); err != nil {
-			return nil, err
-		}
+		err = m.staticSignIn(agent, req, &rec)
 	default:
-		if err := m.oauthSignIn(ctx, agent, req, &rec); err != nil {
-			return nil, err
-		}
+		err = m.oauthSignIn(ctx, agent, req, &rec)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if err := m.save(&rec); err != nil {
 		return nil, err
@@ -331,20 +321,7 @@ func (m *Manager) oauthSignIn(ctx context.Context, agent Agent, req SignInReques
 	}
 	rec.Endpoints = r.ends
 	rec.Offered = r.offered
-	rec.ClientID = req.ClientID
-	if rec.ClientID == "" {
-		rec.ClientID = m.cfg.ClientID
-	}
-	rec.ClientSecret = req.ClientSecret
-	if r.meta != nil {
-		rec.Issuer, rec.RequireIss = r.meta.Issuer, r.meta.IssParameter
-		rec.AuthStyle = authStyle(r.meta.TokenEndpointAuthMethodsSupported)
-	}
-	if rec.ClientSecret == "" {
-		// A public client sends its id in the body (RFC 6749 §2.3.1);
-		// auto-detection would send every request twice.
-		rec.AuthStyle = oauth2.AuthStyleInParams
-	}
+	m.setClient(rec, req, r.meta)
 	if rec.Flow == FlowClientCredentials && rec.ClientSecret == "" {
 		return fmt.Errorf("%w: client credentials need a client secret", ErrSecretRequired)
 	}
@@ -364,11 +341,43 @@ func (m *Manager) oauthSignIn(ctx context.Context, agent Agent, req SignInReques
 		next = pinned.merge(r.ends) // another flow of the same provider
 	}
 	if !ok || !pinned.Equal(next) {
-		if err := m.cfg.Pins.SetPin(agent.ID, next); err != nil {
-			return err
-		}
+		return m.cfg.Pins.SetPin(agent.ID, next)
 	}
 	return nil
+}
+
+// setClient sets the OAuth client of rec: the id and secret the user gave
+// (else aimdesk's own id), how it authenticates, and the issuer checks of
+// the provider's metadata (nil: none).
+func (m *Manager) setClient(rec *record, req SignInRequest, meta *Metadata) {
+	rec.ClientID = req.ClientID
+	if rec.ClientID == "" {
+		rec.ClientID = m.cfg.ClientID
+	}
+	rec.ClientSecret = req.ClientSecret
+	if meta != nil {
+		rec.Issuer, rec.RequireIss = meta.Issuer, meta.IssParameter
+		rec.AuthStyle = authStyle(meta.TokenEndpointAuthMethodsSupported)
+	}
+	if rec.ClientSecret == "" {
+		// A public client sends its id in the body (RFC 6749 §2.3.1);
+		// auto-detection would send every request twice.
+		rec.AuthStyle = oauth2.AuthStyleInParams
+	}
+}
+
+// chooseOption is the option of opts for req's scheme and flow (any flow
+// when req names none), or why there is none.
+func chooseOption(card *a2a.AgentCard, opts []Option, req SignInRequest) (*Option, error) {
+	for i := range opts {
+		if opts[i].Scheme == req.Scheme && (req.Flow == "" || opts[i].Flow == req.Flow) {
+			return &opts[i], nil
+		}
+	}
+	if _, ok := card.SecuritySchemes[req.Scheme]; !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownScheme, clip(req.Scheme, 100))
+	}
+	return nil, fmt.Errorf("%w: %q with %q", ErrUnsupportedFlow, clip(req.Scheme, 100), req.Flow)
 }
 
 // authStyle picks how the client authenticates at the token endpoint from
@@ -429,13 +438,7 @@ func (m *Manager) CheckCard(ctx context.Context, agent Agent) error {
 	}
 	rec := s.record()
 	if !rec.Flow.oauth() {
-		if o := Origin(agent.URL); o != rec.Endpoints.Agent {
-			return &EndpointChangedError{
-				AgentID: agent.ID, Scheme: rec.Scheme, Flow: rec.Flow,
-				Old: rec.Endpoints, New: Endpoints{Agent: o},
-			}
-		}
-		return nil
+		return agentMoved(agent, &rec)
 	}
 	if agent.Card == nil {
 		return nil
@@ -450,18 +453,7 @@ func (m *Manager) CheckCard(ctx context.Context, agent Agent) error {
 	// The scheme signed in with, or, when the card renamed it, every
 	// scheme offering the same flow: a rename does not make a moved
 	// endpoint new.
-	schemes := []string{rec.Scheme}
-	if _, ok := agent.Card.SecuritySchemes[rec.Scheme]; !ok {
-		schemes = schemes[:0]
-		for _, o := range Options(agent.Card) {
-			if o.Flow == rec.Flow {
-				schemes = append(schemes, o.Scheme)
-			}
-		}
-		if len(schemes) == 0 {
-			schemes = []string{rec.Scheme}
-		}
-	}
+	schemes := schemesToCheck(agent.Card, &rec)
 	var first error
 	for _, scheme := range schemes {
 		r, err := m.resolve(ctx, agent, scheme, rec.Flow)
@@ -476,6 +468,36 @@ func (m *Manager) CheckCard(ctx context.Context, agent Agent) error {
 		}
 	}
 	return first
+}
+
+// agentMoved is an EndpointChangedError if the agent of a static
+// credential (bearer token, API key) is at another origin now.
+func agentMoved(agent Agent, rec *record) error {
+	if o := Origin(agent.URL); o != rec.Endpoints.Agent {
+		return &EndpointChangedError{
+			AgentID: agent.ID, Scheme: rec.Scheme, Flow: rec.Flow,
+			Old: rec.Endpoints, New: Endpoints{Agent: o},
+		}
+	}
+	return nil
+}
+
+// schemesToCheck is the scheme signed in with, or, when the card renamed
+// it, every scheme offering the same flow (the old name if none does).
+func schemesToCheck(card *a2a.AgentCard, rec *record) []string {
+	if _, ok := card.SecuritySchemes[rec.Scheme]; ok {
+		return []string{rec.Scheme}
+	}
+	var schemes []string
+	for _, o := range Options(card) {
+		if o.Flow == rec.Flow {
+			schemes = append(schemes, o.Scheme)
+		}
+	}
+	if len(schemes) == 0 {
+		schemes = []string{rec.Scheme}
+	}
+	return schemes
 }
 
 // ConfirmEndpoints re-pins after the user accepted moved endpoints. The

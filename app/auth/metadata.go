@@ -92,27 +92,37 @@ func FetchMetadata(ctx context.Context, hc *http.Client, metaURL string) (*Metad
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadMetadata, err)
 	}
-	want := expectedIssuer(u.String())
+	if err := checkMetadata(&m, u.String()); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// checkMetadata checks provider metadata read from metaURL: its issuer
+// (the one the URL implies, else on its origin), a token endpoint, and
+// endpoints aimdesk may send credentials to.
+func checkMetadata(m *Metadata, metaURL string) error {
+	want := expectedIssuer(metaURL)
 	switch {
 	case m.Issuer == "":
-		return nil, fmt.Errorf("%w: no issuer", ErrBadMetadata)
+		return fmt.Errorf("%w: no issuer", ErrBadMetadata)
 	case want != "" && strings.TrimSuffix(m.Issuer, "/") != strings.TrimSuffix(want, "/"):
-		return nil, fmt.Errorf("%w: issuer %q does not match %q", ErrBadMetadata, clip(m.Issuer, 200), want)
-	case want == "" && Origin(m.Issuer) != Origin(u.String()):
-		return nil, fmt.Errorf("%w: issuer %q is not on the metadata's origin", ErrBadMetadata, clip(m.Issuer, 200))
+		return fmt.Errorf("%w: issuer %q does not match %q", ErrBadMetadata, clip(m.Issuer, 200), want)
+	case want == "" && Origin(m.Issuer) != Origin(metaURL):
+		return fmt.Errorf("%w: issuer %q is not on the metadata's origin", ErrBadMetadata, clip(m.Issuer, 200))
 	}
 	if m.TokenEndpoint == "" {
-		return nil, fmt.Errorf("%w: no token endpoint", ErrBadMetadata)
+		return fmt.Errorf("%w: no token endpoint", ErrBadMetadata)
 	}
 	for _, e := range []string{m.Issuer, m.AuthorizationEndpoint, m.TokenEndpoint, m.DeviceAuthorizationEndpoint, m.RevocationEndpoint} {
 		if e == "" {
 			continue
 		}
 		if _, err := CheckEndpoint(e); err != nil {
-			return nil, fmt.Errorf("auth: metadata: %w", err)
+			return fmt.Errorf("auth: metadata: %w", err)
 		}
 	}
-	return &m, nil
+	return nil
 }
 
 // noRedirect returns a copy of hc (nil: a default client) that never

@@ -81,14 +81,7 @@ func Options(card *a2a.AgentCard) []Option {
 	if card == nil {
 		return nil
 	}
-	required := map[string]int{}
-	for i, r := range card.SecurityRequirements {
-		for name := range r.Schemes {
-			if _, ok := required[name]; !ok {
-				required[name] = i
-			}
-		}
-	}
+	required := requiredOrder(card)
 	names := make([]string, 0, len(card.SecuritySchemes))
 	for n := range card.SecuritySchemes {
 		names = append(names, n)
@@ -106,47 +99,72 @@ func Options(card *a2a.AgentCard) []Option {
 	})
 	var out []Option
 	for _, name := range names {
-		s := card.SecuritySchemes[name]
 		_, req := required[name]
-		base := Option{Scheme: name, Kind: s.Kind(), Required: req}
-		switch {
-		case s.OAuth2 != nil:
-			base.Description = clip(s.OAuth2.Description, 300)
-			f := s.OAuth2.Flows
-			if f.AuthorizationCode != nil {
-				o := base
-				o.Flow, o.Scopes = FlowAuthorizationCode, cleanScopes(f.AuthorizationCode.Scopes)
-				out = append(out, o)
-			}
-			if f.DeviceCode != nil {
-				o := base
-				o.Flow, o.Scopes = FlowDeviceCode, cleanScopes(f.DeviceCode.Scopes)
-				out = append(out, o)
-			}
-			if f.ClientCredentials != nil {
-				o := base
-				o.Flow, o.Scopes, o.NeedsSecret = FlowClientCredentials, cleanScopes(f.ClientCredentials.Scopes), true
-				out = append(out, o)
-			}
-		case s.OpenIDConnect != nil:
-			base.Description = clip(s.OpenIDConnect.Description, 300)
-			o := base
-			o.Flow = FlowAuthorizationCode
-			out = append(out, o)
-			o.Flow = FlowDeviceCode
-			out = append(out, o)
-		case s.HTTPAuth != nil && strings.EqualFold(s.HTTPAuth.Scheme, "bearer"):
-			base.Description = clip(s.HTTPAuth.Description, 300)
-			base.Flow, base.NeedsSecret = FlowBearer, true
-			out = append(out, base)
-		case s.APIKey != nil:
-			switch strings.ToLower(s.APIKey.Location) {
-			case "header", "query", "cookie":
-				base.Description = clip(s.APIKey.Description, 300)
-				base.Flow, base.NeedsSecret = FlowAPIKey, true
-				out = append(out, base)
+		out = appendSchemeOptions(out, name, card.SecuritySchemes[name], req)
+	}
+	return out
+}
+
+// requiredOrder maps each scheme a security requirement names to the index
+// of the first requirement naming it.
+func requiredOrder(card *a2a.AgentCard) map[string]int {
+	required := map[string]int{}
+	for i, r := range card.SecurityRequirements {
+		for name := range r.Schemes {
+			if _, ok := required[name]; !ok {
+				required[name] = i
 			}
 		}
+	}
+	return required
+}
+
+// appendSchemeOptions appends the ways to sign in with scheme s (none for
+// a kind aimdesk does not support).
+func appendSchemeOptions(out []Option, name string, s a2a.SecurityScheme, req bool) []Option {
+	base := Option{Scheme: name, Kind: s.Kind(), Required: req}
+	switch {
+	case s.OAuth2 != nil:
+		base.Description = clip(s.OAuth2.Description, 300)
+		return appendOAuth2Options(out, base, s.OAuth2.Flows)
+	case s.OpenIDConnect != nil:
+		base.Description = clip(s.OpenIDConnect.Description, 300)
+		o := base
+		o.Flow = FlowAuthorizationCode
+		out = append(out, o)
+		o.Flow = FlowDeviceCode
+		return append(out, o)
+	case s.HTTPAuth != nil && strings.EqualFold(s.HTTPAuth.Scheme, "bearer"):
+		base.Description = clip(s.HTTPAuth.Description, 300)
+		base.Flow, base.NeedsSecret = FlowBearer, true
+		return append(out, base)
+	case s.APIKey != nil:
+		switch strings.ToLower(s.APIKey.Location) {
+		case "header", "query", "cookie":
+			base.Description = clip(s.APIKey.Description, 300)
+			base.Flow, base.NeedsSecret = FlowAPIKey, true
+			return append(out, base)
+		}
+	}
+	return out
+}
+
+// appendOAuth2Options appends an option per OAuth 2 flow the scheme has.
+func appendOAuth2Options(out []Option, base Option, f a2a.OAuthFlows) []Option {
+	if f.AuthorizationCode != nil {
+		o := base
+		o.Flow, o.Scopes = FlowAuthorizationCode, cleanScopes(f.AuthorizationCode.Scopes)
+		out = append(out, o)
+	}
+	if f.DeviceCode != nil {
+		o := base
+		o.Flow, o.Scopes = FlowDeviceCode, cleanScopes(f.DeviceCode.Scopes)
+		out = append(out, o)
+	}
+	if f.ClientCredentials != nil {
+		o := base
+		o.Flow, o.Scopes, o.NeedsSecret = FlowClientCredentials, cleanScopes(f.ClientCredentials.Scopes), true
+		out = append(out, o)
 	}
 	return out
 }
@@ -184,69 +202,20 @@ func (m *Manager) resolve(ctx context.Context, agent Agent, scheme string, flow 
 	if r.ends.Agent == "" {
 		return nil, fmt.Errorf("auth: the agent URL %q has no host", clip(agent.URL, 200))
 	}
+	var err error
 	switch {
 	case s.OAuth2 != nil:
-		var f *a2a.OAuthFlow
-		switch flow {
-		case FlowAuthorizationCode:
-			f = s.OAuth2.Flows.AuthorizationCode
-		case FlowDeviceCode:
-			f = s.OAuth2.Flows.DeviceCode
-		case FlowClientCredentials:
-			f = s.OAuth2.Flows.ClientCredentials
-		}
-		if f == nil {
-			return nil, fmt.Errorf("%w: %s has no %s flow", ErrUnsupportedFlow, clip(scheme, 100), flow)
-		}
-		for k := range f.Scopes {
-			r.offered = append(r.offered, k)
-		}
-		if s.OAuth2.OAuth2MetadataURL != "" {
-			// The provider's metadata names every endpoint; the card's
-			// flow URLs do not count (not even to fill a gap), so all
-			// endpoints come from one document whose issuer was checked.
-			meta, err := FetchMetadata(ctx, m.cfg.HTTPClient, s.OAuth2.OAuth2MetadataURL)
-			if err != nil {
-				return nil, err
-			}
-			r.apply(meta)
-			break
-		}
-		r.ends.Authorization, r.ends.Token, r.ends.DeviceAuthorization = f.AuthorizationURL, f.TokenURL, f.DeviceAuthorizationURL
-		if f.RefreshURL != "" && f.RefreshURL != f.TokenURL {
-			r.ends.Refresh = f.RefreshURL
-		}
+		err = m.resolveOAuth2(ctx, r, s.OAuth2, scheme, flow)
 	case s.OpenIDConnect != nil:
-		if flow != FlowAuthorizationCode && flow != FlowDeviceCode {
-			return nil, fmt.Errorf("%w: OpenID Connect with %s", ErrUnsupportedFlow, flow)
-		}
-		meta, err := FetchMetadata(ctx, m.cfg.HTTPClient, DiscoveryURL(s.OpenIDConnect.OpenIDConnectURL))
-		if err != nil {
-			return nil, err
-		}
-		r.oidc = true
-		r.apply(meta)
+		err = m.resolveOIDC(ctx, r, s.OpenIDConnect, flow)
 	default:
-		return nil, fmt.Errorf("%w: %s is %s", ErrUnsupportedFlow, clip(scheme, 100), s.Kind())
+		err = fmt.Errorf("%w: %s is %s", ErrUnsupportedFlow, clip(scheme, 100), s.Kind())
 	}
-	switch flow {
-	case FlowAuthorizationCode:
-		if r.ends.Authorization == "" {
-			return nil, fmt.Errorf("%w: no authorization endpoint", ErrUnsupportedFlow)
-		}
-	case FlowDeviceCode:
-		if r.ends.DeviceAuthorization == "" {
-			return nil, fmt.Errorf("%w: the identity provider offers no device flow", ErrUnsupportedFlow)
-		}
-		r.ends.Authorization = ""
-	case FlowClientCredentials:
-		r.ends.Authorization, r.ends.DeviceAuthorization = "", ""
+	if err != nil {
+		return nil, err
 	}
-	if flow != FlowDeviceCode {
-		r.ends.DeviceAuthorization = ""
-	}
-	if r.ends.Token == "" {
-		return nil, fmt.Errorf("%w: no token endpoint", ErrUnsupportedFlow)
+	if err := r.keepFlowEndpoints(flow); err != nil {
+		return nil, err
 	}
 	if err := checkEndpoints(r.ends); err != nil {
 		return nil, err
@@ -257,6 +226,82 @@ func (m *Manager) resolve(ctx context.Context, agent Agent, scheme string, flow 
 		}
 	}
 	return r, nil
+}
+
+// resolveOAuth2 fills r from an OAuth 2 scheme's flow: its scopes, and
+// its endpoints from the provider's metadata if the scheme names it, else
+// from the card.
+func (m *Manager) resolveOAuth2(ctx context.Context, r *resolved, s *a2a.OAuth2SecurityScheme, scheme string, flow Flow) error {
+	var f *a2a.OAuthFlow
+	switch flow {
+	case FlowAuthorizationCode:
+		f = s.Flows.AuthorizationCode
+	case FlowDeviceCode:
+		f = s.Flows.DeviceCode
+	case FlowClientCredentials:
+		f = s.Flows.ClientCredentials
+	}
+	if f == nil {
+		return fmt.Errorf("%w: %s has no %s flow", ErrUnsupportedFlow, clip(scheme, 100), flow)
+	}
+	for k := range f.Scopes {
+		r.offered = append(r.offered, k)
+	}
+	if s.OAuth2MetadataURL != "" {
+		// The provider's metadata names every endpoint; the card's
+		// flow URLs do not count (not even to fill a gap), so all
+		// endpoints come from one document whose issuer was checked.
+		meta, err := FetchMetadata(ctx, m.cfg.HTTPClient, s.OAuth2MetadataURL)
+		if err != nil {
+			return err
+		}
+		r.apply(meta)
+		return nil
+	}
+	r.ends.Authorization, r.ends.Token, r.ends.DeviceAuthorization = f.AuthorizationURL, f.TokenURL, f.DeviceAuthorizationURL
+	if f.RefreshURL != "" && f.RefreshURL != f.TokenURL {
+		r.ends.Refresh = f.RefreshURL
+	}
+	return nil
+}
+
+// resolveOIDC fills r from an OpenID Connect provider's discovery document.
+func (m *Manager) resolveOIDC(ctx context.Context, r *resolved, s *a2a.OpenIDConnectSecurityScheme, flow Flow) error {
+	if flow != FlowAuthorizationCode && flow != FlowDeviceCode {
+		return fmt.Errorf("%w: OpenID Connect with %s", ErrUnsupportedFlow, flow)
+	}
+	meta, err := FetchMetadata(ctx, m.cfg.HTTPClient, DiscoveryURL(s.OpenIDConnectURL))
+	if err != nil {
+		return err
+	}
+	r.oidc = true
+	r.apply(meta)
+	return nil
+}
+
+// keepFlowEndpoints drops the endpoints flow does not use and checks that
+// the ones it needs are there.
+func (r *resolved) keepFlowEndpoints(flow Flow) error {
+	switch flow {
+	case FlowAuthorizationCode:
+		if r.ends.Authorization == "" {
+			return fmt.Errorf("%w: no authorization endpoint", ErrUnsupportedFlow)
+		}
+	case FlowDeviceCode:
+		if r.ends.DeviceAuthorization == "" {
+			return fmt.Errorf("%w: the identity provider offers no device flow", ErrUnsupportedFlow)
+		}
+		r.ends.Authorization = ""
+	case FlowClientCredentials:
+		r.ends.Authorization, r.ends.DeviceAuthorization = "", ""
+	}
+	if flow != FlowDeviceCode {
+		r.ends.DeviceAuthorization = ""
+	}
+	if r.ends.Token == "" {
+		return fmt.Errorf("%w: no token endpoint", ErrUnsupportedFlow)
+	}
+	return nil
 }
 
 // apply takes every endpoint from the provider's own metadata (whose

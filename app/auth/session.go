@@ -122,32 +122,42 @@ func (s *Session) token(ctx context.Context, rejected string) (*oauth2.Token, er
 		}
 		fresh = t
 	default:
-		if tok == nil || tok.RefreshToken == "" {
-			return nil, fmt.Errorf("%w: the sign-in expired", ErrNotSignedIn)
-		}
-		cfg := rec.oauthConfig(nil)
-		if rec.Endpoints.Refresh != "" {
-			cfg.Endpoint.TokenURL = rec.Endpoints.Refresh
-		}
-		t, err := cfg.TokenSource(s.m.providerContext(ctx), &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
+		t, err := s.refresh(ctx, &rec, tok)
 		if err != nil {
-			perr := providerError("refresh", err, rec.secrets()...)
-			var pe *ProviderError
-			if errors.As(perr, &pe) && pe.Code == "invalid_grant" {
-				return nil, fmt.Errorf("%w: %w", ErrNotSignedIn, perr)
-			}
-			return nil, perr
+			return nil, err
 		}
 		fresh = t
-		if fresh.RefreshToken == "" {
-			fresh.RefreshToken = tok.RefreshToken
-		}
 	}
 	granted := rec.Granted
 	if sc, ok := fresh.Extra("scope").(string); ok && sc != "" {
 		granted = union(nil, splitScopes(sc))
 	}
 	s.update(func(r *record) { r.Token, r.Granted = fresh, granted })
+	return fresh, nil
+}
+
+// refresh trades tok's refresh token for a new token (keeping the refresh
+// token if the provider sends none); a refused grant means signed out.
+func (s *Session) refresh(ctx context.Context, rec *record, tok *oauth2.Token) (*oauth2.Token, error) {
+	if tok == nil || tok.RefreshToken == "" {
+		return nil, fmt.Errorf("%w: the sign-in expired", ErrNotSignedIn)
+	}
+	cfg := rec.oauthConfig(nil)
+	if rec.Endpoints.Refresh != "" {
+		cfg.Endpoint.TokenURL = rec.Endpoints.Refresh
+	}
+	fresh, err := cfg.TokenSource(s.m.providerContext(ctx), &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
+	if err != nil {
+		perr := providerError("refresh", err, rec.secrets()...)
+		var pe *ProviderError
+		if errors.As(perr, &pe) && pe.Code == "invalid_grant" {
+			return nil, fmt.Errorf("%w: %w", ErrNotSignedIn, perr)
+		}
+		return nil, perr
+	}
+	if fresh.RefreshToken == "" {
+		fresh.RefreshToken = tok.RefreshToken
+	}
 	return fresh, nil
 }
 

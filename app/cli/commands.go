@@ -86,61 +86,77 @@ func cmdSend(ctx context.Context, e *env, args []string) int {
 // task's last state.
 func (e *env) printStream(seq func(func(*a2a.StreamResponse, error) bool)) int {
 	var last a2a.TaskState
-	midLine := false
+	out := &streamPrinter{w: e.stdout}
 	for ev, err := range seq {
 		if err != nil {
-			if midLine {
-				fmt.Fprintln(e.stdout)
-			}
+			out.endLine()
 			return e.fail(err)
 		}
 		if e.json {
 			e.printJSON(ev)
 		}
-		switch {
-		case ev.Task != nil:
-			last = ev.Task.Status.State
-			if !e.json {
-				fmt.Fprintf(e.stdout, "task %s  %s\n", ev.Task.ID, last.Label())
-			}
-		case ev.Message != nil:
-			if !e.json {
-				printMessage(e.stdout, ev.Message)
-			}
-		case ev.StatusUpdate != nil:
-			last = ev.StatusUpdate.Status.State
-			if !e.json {
-				if midLine {
-					fmt.Fprintln(e.stdout)
-					midLine = false
-				}
-				fmt.Fprintf(e.stdout, "[%s]\n", last.Label())
-				if m := ev.StatusUpdate.Status.Message; m != nil {
-					printParts(e.stdout, "  ", m.Parts)
-				}
-			}
-		case ev.ArtifactUpdate != nil:
-			if e.json {
-				break
-			}
-			for _, p := range ev.ArtifactUpdate.Artifact.Parts {
-				if p.Kind == a2a.PartText {
-					fmt.Fprint(e.stdout, p.Text)
-					midLine = !strings.HasSuffix(p.Text, "\n")
-				} else {
-					if midLine {
-						fmt.Fprintln(e.stdout)
-						midLine = false
-					}
-					fmt.Fprintln(e.stdout, partSummary(p))
-				}
+		if st, ok := eventState(ev); ok {
+			last = st
+		}
+		if !e.json {
+			out.event(ev)
+		}
+	}
+	out.endLine()
+	return taskExit(last)
+}
+
+// eventState is the task state a stream event reports, if any.
+func eventState(ev *a2a.StreamResponse) (a2a.TaskState, bool) {
+	switch {
+	case ev.Task != nil:
+		return ev.Task.Status.State, true
+	case ev.Message != nil:
+		return "", false
+	case ev.StatusUpdate != nil:
+		return ev.StatusUpdate.Status.State, true
+	}
+	return "", false
+}
+
+// streamPrinter prints stream events as text; artifact text runs on
+// without line breaks of its own.
+type streamPrinter struct {
+	w       io.Writer
+	midLine bool // the last text printed did not end its line
+}
+
+// endLine ends a line of artifact text left open.
+func (p *streamPrinter) endLine() {
+	if p.midLine {
+		fmt.Fprintln(p.w)
+		p.midLine = false
+	}
+}
+
+func (p *streamPrinter) event(ev *a2a.StreamResponse) {
+	switch {
+	case ev.Task != nil:
+		fmt.Fprintf(p.w, "task %s  %s\n", ev.Task.ID, ev.Task.Status.State.Label())
+	case ev.Message != nil:
+		printMessage(p.w, ev.Message)
+	case ev.StatusUpdate != nil:
+		p.endLine()
+		fmt.Fprintf(p.w, "[%s]\n", ev.StatusUpdate.Status.State.Label())
+		if m := ev.StatusUpdate.Status.Message; m != nil {
+			printParts(p.w, "  ", m.Parts)
+		}
+	case ev.ArtifactUpdate != nil:
+		for _, part := range ev.ArtifactUpdate.Artifact.Parts {
+			if part.Kind == a2a.PartText {
+				fmt.Fprint(p.w, part.Text)
+				p.midLine = !strings.HasSuffix(part.Text, "\n")
+			} else {
+				p.endLine()
+				fmt.Fprintln(p.w, partSummary(part))
 			}
 		}
 	}
-	if midLine {
-		fmt.Fprintln(e.stdout)
-	}
-	return taskExit(last)
 }
 
 func cmdTasks(ctx context.Context, e *env, args []string) int {

@@ -113,38 +113,17 @@ func (p *pending) show(w io.Writer) {
 // When the agent changed its request meanwhile (-32010), the new one is
 // shown and nothing is approved.
 func (e *env) continueTask(ctx context.Context, c *a2a.Client, taskID string, msg a2a.Message, wantDigest string) int {
-	p, err := readPending(ctx, c, taskID)
-	if err != nil {
-		return e.fail(err)
-	}
-	if p.req == nil {
-		fmt.Fprintf(e.stderr, "aimdesk: task %s is %s, not waiting for an answer\n", taskID, p.task.Status.State.Label())
-		return ExitFailed
+	p, code := e.answerable(ctx, c, taskID)
+	if p == nil {
+		return code
 	}
 	r := p.req
-	if r.Expired(time.Now()) {
-		fmt.Fprintf(e.stderr, "aimdesk: the request %q expired at %s; ask the agent again\n", termSafe(r.Title, false), r.ExpiresAt.Local().Format(time.DateTime))
-		return ExitFailed
-	}
 	text := strings.TrimSpace(msg.Parts[0].Text)
 	if r.Kind == aim.KindConfirmation {
 		p.show(e.stderr)
-		decision := aim.Decision(strings.ToLower(text))
-		if decision != aim.DecisionApprove && decision != aim.DecisionReject {
-			fmt.Fprintf(e.stderr, "aimdesk: answer \"approve\" or \"reject\"\n")
-			return ExitUsage
-		}
-		if decision == aim.DecisionApprove {
-			if p.problem != "" {
-				return e.fail(fmt.Errorf("refusing to approve: %s", p.problem))
-			}
-			if wantDigest != "" && wantDigest != r.ActionDigest {
-				return e.fail(fmt.Errorf("refusing to approve: the request's action is %s, not the %s you named", r.ActionDigest, wantDigest))
-			}
-		}
-		part, err := a2a.DataPart(aim.ConfirmationAnswer{Decision: decision}, "application/json")
-		if err != nil {
-			return e.fail(err)
+		part, code, ok := e.confirmationAnswer(p, text, wantDigest)
+		if !ok {
+			return code
 		}
 		msg.Parts = []a2a.Part{part}
 	}
@@ -154,12 +133,7 @@ func (e *env) continueTask(ctx context.Context, c *a2a.Client, taskID string, ms
 		ExpectedVersion: r.Version, ActionDigest: r.ActionDigest, Message: msg,
 	})
 	if errors.Is(err, a2a.ErrVersionMismatch) {
-		fmt.Fprintln(e.stderr, "aimdesk: the agent changed its request since it was read; nothing was answered.")
-		if np, rerr := readPending(ctx, c, taskID); rerr == nil && np.req != nil && np.req.Kind == aim.KindConfirmation {
-			fmt.Fprintln(e.stderr, "The request now reads:")
-			np.show(e.stderr)
-			fmt.Fprintln(e.stderr, "Run the command again to answer this one.")
-		}
+		e.showChangedRequest(ctx, c, taskID)
 		return ExitFailed
 	}
 	if err != nil {
@@ -176,6 +150,61 @@ func (e *env) continueTask(ctx context.Context, c *a2a.Client, taskID string, ms
 		return taskExit(resp.Task.Status.State)
 	}
 	return ExitOK
+}
+
+// answerable reads the task's pending requirement; nil and the exit code
+// if there is none or it expired.
+func (e *env) answerable(ctx context.Context, c *a2a.Client, taskID string) (*pending, int) {
+	p, err := readPending(ctx, c, taskID)
+	if err != nil {
+		return nil, e.fail(err)
+	}
+	if p.req == nil {
+		fmt.Fprintf(e.stderr, "aimdesk: task %s is %s, not waiting for an answer\n", taskID, p.task.Status.State.Label())
+		return nil, ExitFailed
+	}
+	if r := p.req; r.Expired(time.Now()) {
+		fmt.Fprintf(e.stderr, "aimdesk: the request %q expired at %s; ask the agent again\n", termSafe(r.Title, false), r.ExpiresAt.Local().Format(time.DateTime))
+		return nil, ExitFailed
+	}
+	return p, ExitOK
+}
+
+// confirmationAnswer turns "approve" or "reject" into the answer part of a
+// confirmation; false and the exit code if the text is neither, or if an
+// approval is refused (a problem with the request, or not the action
+// digest the user named).
+func (e *env) confirmationAnswer(p *pending, text, wantDigest string) (a2a.Part, int, bool) {
+	r := p.req
+	decision := aim.Decision(strings.ToLower(text))
+	if decision != aim.DecisionApprove && decision != aim.DecisionReject {
+		fmt.Fprintf(e.stderr, "aimdesk: answer \"approve\" or \"reject\"\n")
+		return a2a.Part{}, ExitUsage, false
+	}
+	if decision == aim.DecisionApprove {
+		if p.problem != "" {
+			return a2a.Part{}, e.fail(fmt.Errorf("refusing to approve: %s", p.problem)), false
+		}
+		if wantDigest != "" && wantDigest != r.ActionDigest {
+			return a2a.Part{}, e.fail(fmt.Errorf("refusing to approve: the request's action is %s, not the %s you named", r.ActionDigest, wantDigest)), false
+		}
+	}
+	part, err := a2a.DataPart(aim.ConfirmationAnswer{Decision: decision}, "application/json")
+	if err != nil {
+		return a2a.Part{}, e.fail(err), false
+	}
+	return part, ExitOK, true
+}
+
+// showChangedRequest says the agent changed its request since it was read,
+// and shows the confirmation it now asks for.
+func (e *env) showChangedRequest(ctx context.Context, c *a2a.Client, taskID string) {
+	fmt.Fprintln(e.stderr, "aimdesk: the agent changed its request since it was read; nothing was answered.")
+	if np, rerr := readPending(ctx, c, taskID); rerr == nil && np.req != nil && np.req.Kind == aim.KindConfirmation {
+		fmt.Fprintln(e.stderr, "The request now reads:")
+		np.show(e.stderr)
+		fmt.Fprintln(e.stderr, "Run the command again to answer this one.")
+	}
 }
 
 // termSafe escapes what a terminal would act on or hide instead of

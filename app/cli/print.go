@@ -93,6 +93,27 @@ func printCard(w io.Writer, rc *a2a.ResolvedCard, chosen a2a.AgentInterface) {
 		fmt.Fprintf(w, "\n%s\n", c.Description)
 	}
 	fmt.Fprintf(w, "\ncard: %s\n", rc.URL)
+	printInterfaces(w, c, chosen)
+	fmt.Fprintf(w, "streaming: %v   dialect: %s\n", c.Streams(), dialect(c))
+	fmt.Fprintf(w, "input: %s   output: %s\n", strings.Join(c.DefaultInputModes, ", "), strings.Join(c.DefaultOutputModes, ", "))
+	printExtensions(w, c)
+	if len(c.SecuritySchemes) > 0 {
+		fmt.Fprintln(w, "sign-in:")
+		for name, s := range c.SecuritySchemes {
+			fmt.Fprintf(w, "  %s: %s\n", name, s.Kind())
+		}
+	}
+	if len(c.Signatures) > 0 {
+		fmt.Fprintf(w, "signed: %d signature(s), not verified by this command\n", len(c.Signatures))
+	} else {
+		fmt.Fprintln(w, "signed: no")
+	}
+	printSkills(w, c)
+}
+
+// printInterfaces lists the card's interfaces, the chosen one marked *,
+// and the binding in use.
+func printInterfaces(w io.Writer, c *a2a.AgentCard, chosen a2a.AgentInterface) {
 	fmt.Fprintln(w, "interfaces:")
 	for _, i := range c.SupportedInterfaces {
 		mark := " "
@@ -107,36 +128,31 @@ func printCard(w io.Writer, rc *a2a.ResolvedCard, chosen a2a.AgentInterface) {
 		binding += " (AIM agents use JSON-RPC)"
 	}
 	fmt.Fprintf(w, "binding: %s\n", binding)
-	fmt.Fprintf(w, "streaming: %v   dialect: %s\n", c.Streams(), dialect(c))
-	fmt.Fprintf(w, "input: %s   output: %s\n", strings.Join(c.DefaultInputModes, ", "), strings.Join(c.DefaultOutputModes, ", "))
-	if len(c.Capabilities.Extensions) > 0 {
-		fmt.Fprintln(w, "extensions:")
-		for _, e := range c.Capabilities.Extensions {
-			req := ""
-			if e.Required {
-				req = " (required)"
-			}
-			fmt.Fprintf(w, "  %s%s\n", e.URI, req)
+}
+
+func printExtensions(w io.Writer, c *a2a.AgentCard) {
+	if len(c.Capabilities.Extensions) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "extensions:")
+	for _, e := range c.Capabilities.Extensions {
+		req := ""
+		if e.Required {
+			req = " (required)"
 		}
+		fmt.Fprintf(w, "  %s%s\n", e.URI, req)
 	}
-	if len(c.SecuritySchemes) > 0 {
-		fmt.Fprintln(w, "sign-in:")
-		for name, s := range c.SecuritySchemes {
-			fmt.Fprintf(w, "  %s: %s\n", name, s.Kind())
-		}
+}
+
+func printSkills(w io.Writer, c *a2a.AgentCard) {
+	if len(c.Skills) == 0 {
+		return
 	}
-	if len(c.Signatures) > 0 {
-		fmt.Fprintf(w, "signed: %d signature(s), not verified by this command\n", len(c.Signatures))
-	} else {
-		fmt.Fprintln(w, "signed: no")
-	}
-	if len(c.Skills) > 0 {
-		fmt.Fprintln(w, "skills:")
-		for _, s := range c.Skills {
-			fmt.Fprintf(w, "  %s — %s\n", s.Name, s.Description)
-			for _, ex := range s.Examples {
-				fmt.Fprintf(w, "    e.g. %q\n", ex)
-			}
+	fmt.Fprintln(w, "skills:")
+	for _, s := range c.Skills {
+		fmt.Fprintf(w, "  %s — %s\n", s.Name, s.Description)
+		for _, ex := range s.Examples {
+			fmt.Fprintf(w, "    e.g. %q\n", ex)
 		}
 	}
 }

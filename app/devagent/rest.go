@@ -34,7 +34,7 @@ func (w *restWriter) fail(e *a2a.RPCError) {
 	status, b := rest.EncodeError(e)
 	w.Header().Set("Content-Type", rest.ContentType)
 	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	_, _ = w.Write(b) // #nosec G705 -- a JSON error body served as application/json, never HTML
 }
 
 func (w *restWriter) event([]byte) error { return nil } // unused: sse() is true
@@ -51,51 +51,82 @@ type restRoute struct {
 // method, per the google.api.http options of a2a.proto. Path fields go
 // into fields.
 func matchREST(verb string, segs []string) *restRoute {
-	r := func(m string, body bool, kv ...string) *restRoute {
-		f := map[string]any{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			v, err := url.PathUnescape(kv[i+1])
-			if err != nil {
-				return nil
-			}
-			f[kv[i]] = v
-		}
-		return &restRoute{method: m, fields: f, body: body}
-	}
 	switch {
-	case len(segs) == 1 && verb == http.MethodPost && segs[0] == "message:send":
-		return r("SendMessage", true)
-	case len(segs) == 1 && verb == http.MethodPost && segs[0] == "message:stream":
-		return r("SendStreamingMessage", true)
-	case len(segs) == 1 && verb == http.MethodGet && segs[0] == "tasks":
-		return r("ListTasks", false)
-	case len(segs) == 1 && verb == http.MethodGet && segs[0] == "extendedAgentCard":
-		return r("GetExtendedAgentCard", false)
+	case len(segs) == 1:
+		return matchRESTTop(verb, segs[0])
 	case len(segs) == 2 && segs[0] == "tasks":
-		id, custom, hasCustom := cutCustomVerb(segs[1])
-		switch {
-		case !hasCustom && verb == http.MethodGet:
-			return r("GetTask", false, "id", id)
-		case custom == "cancel" && verb == http.MethodPost:
-			return r("CancelTask", true, "id", id)
-		// a2a.proto routes :subscribe as GET; §11.3.2 of the text says POST: take both.
-		case custom == "subscribe" && (verb == http.MethodGet || verb == http.MethodPost):
-			return r("SubscribeToTask", false, "id", id)
-		}
+		return matchRESTTask(verb, segs[1])
 	case len(segs) == 3 && segs[0] == "tasks" && segs[2] == "pushNotificationConfigs":
-		switch verb {
-		case http.MethodPost:
-			return r("CreateTaskPushNotificationConfig", true, "taskId", segs[1])
-		case http.MethodGet:
-			return r("ListTaskPushNotificationConfigs", false, "taskId", segs[1])
-		}
+		return matchRESTPushList(verb, segs[1])
 	case len(segs) == 4 && segs[0] == "tasks" && segs[2] == "pushNotificationConfigs":
-		switch verb {
-		case http.MethodGet:
-			return r("GetTaskPushNotificationConfig", false, "taskId", segs[1], "id", segs[3])
-		case http.MethodDelete:
-			return r("DeleteTaskPushNotificationConfig", false, "taskId", segs[1], "id", segs[3])
+		return matchRESTPush(verb, segs[1], segs[3])
+	}
+	return nil
+}
+
+// newRESTRoute is the route of method m with the path fields kv (name,
+// escaped value, ...); nil if a value does not unescape.
+func newRESTRoute(m string, body bool, kv ...string) *restRoute {
+	f := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v, err := url.PathUnescape(kv[i+1])
+		if err != nil {
+			return nil
 		}
+		f[kv[i]] = v
+	}
+	return &restRoute{method: m, fields: f, body: body}
+}
+
+// matchRESTTop matches /message:send, /message:stream, /tasks and
+// /extendedAgentCard.
+func matchRESTTop(verb, seg string) *restRoute {
+	switch {
+	case verb == http.MethodPost && seg == "message:send":
+		return newRESTRoute("SendMessage", true)
+	case verb == http.MethodPost && seg == "message:stream":
+		return newRESTRoute("SendStreamingMessage", true)
+	case verb == http.MethodGet && seg == "tasks":
+		return newRESTRoute("ListTasks", false)
+	case verb == http.MethodGet && seg == "extendedAgentCard":
+		return newRESTRoute("GetExtendedAgentCard", false)
+	}
+	return nil
+}
+
+// matchRESTTask matches /tasks/{id} and its custom verbs.
+func matchRESTTask(verb, seg string) *restRoute {
+	id, custom, hasCustom := cutCustomVerb(seg)
+	switch {
+	case !hasCustom && verb == http.MethodGet:
+		return newRESTRoute("GetTask", false, "id", id)
+	case custom == "cancel" && verb == http.MethodPost:
+		return newRESTRoute("CancelTask", true, "id", id)
+	// a2a.proto routes :subscribe as GET; §11.3.2 of the text says POST: take both.
+	case custom == "subscribe" && (verb == http.MethodGet || verb == http.MethodPost):
+		return newRESTRoute("SubscribeToTask", false, "id", id)
+	}
+	return nil
+}
+
+// matchRESTPushList matches /tasks/{taskId}/pushNotificationConfigs.
+func matchRESTPushList(verb, taskID string) *restRoute {
+	switch verb {
+	case http.MethodPost:
+		return newRESTRoute("CreateTaskPushNotificationConfig", true, "taskId", taskID)
+	case http.MethodGet:
+		return newRESTRoute("ListTaskPushNotificationConfigs", false, "taskId", taskID)
+	}
+	return nil
+}
+
+// matchRESTPush matches /tasks/{taskId}/pushNotificationConfigs/{id}.
+func matchRESTPush(verb, taskID, id string) *restRoute {
+	switch verb {
+	case http.MethodGet:
+		return newRESTRoute("GetTaskPushNotificationConfig", false, "taskId", taskID, "id", id)
+	case http.MethodDelete:
+		return newRESTRoute("DeleteTaskPushNotificationConfig", false, "taskId", taskID, "id", id)
 	}
 	return nil
 }
@@ -134,64 +165,18 @@ func (h *Handler) serveREST(w http.ResponseWriter, r *http.Request) {
 	// Segments stay escaped while matching, so an escaped colon in an id
 	// is not a custom verb; matchREST unescapes the values it takes.
 	segs := strings.Split(strings.Trim(sub, "/"), "/")
-	route := matchREST(r.Method, segs)
-	if route == nil && len(segs) > 1 { // /{tenant}/…
-		if route = matchREST(r.Method, segs[1:]); route != nil {
-			tenant, err := url.PathUnescape(segs[0])
-			if err != nil {
-				route = nil
-			} else {
-				route.fields["tenant"] = tenant
-			}
-		}
-	}
+	route := matchTenantREST(r.Method, segs)
 	if route == nil {
 		rw.fail(rpcErrorf(a2a.CodeMethodNotFound, "no A2A method at %s %s", r.Method, r.URL.Path))
 		return
 	}
-	params := map[string]json.RawMessage{}
-	if route.body {
-		body, err := readBody(r)
-		if err != nil {
-			rw.fail(err)
-			return
-		}
-		if len(strings.TrimSpace(string(body))) > 0 {
-			if err := json.Unmarshal(body, &params); err != nil {
-				rw.fail(rpcErrorf(a2a.CodeParseError, "the request body is not a JSON object: %v", err))
-				return
-			}
-		}
+	params, rerr := restBody(r, route)
+	if rerr == nil {
+		rerr = route.addQuery(r.URL.Query())
 	}
-	kinds := queryFields[route.method]
-	for name, vals := range r.URL.Query() {
-		if name == "A2A-Version" {
-			continue
-		}
-		kind, ok := kinds[name]
-		if !ok {
-			rw.fail(rpcErrorf(a2a.CodeInvalidParams, "unknown query parameter %q for %s", name, route.method))
-			return
-		}
-		v := vals[len(vals)-1]
-		switch kind {
-		case 'n':
-			n, err := strconv.ParseInt(v, 10, 32)
-			if err != nil {
-				rw.fail(rpcErrorf(a2a.CodeInvalidParams, "query parameter %s=%q is not an integer", name, v))
-				return
-			}
-			route.fields[name] = n
-		case 'b':
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				rw.fail(rpcErrorf(a2a.CodeInvalidParams, "query parameter %s=%q is not true or false", name, v))
-				return
-			}
-			route.fields[name] = b
-		default:
-			route.fields[name] = v
-		}
+	if rerr != nil {
+		rw.fail(rerr)
+		return
 	}
 	for k, v := range route.fields {
 		b, _ := json.Marshal(v)
@@ -206,6 +191,83 @@ func (h *Handler) serveREST(w http.ResponseWriter, r *http.Request) {
 		r.Header.Set("A2A-Version", r.URL.Query().Get("A2A-Version"))
 	}
 	h.serveMethod(rw, r, newCall(route.method, p))
+}
+
+// matchTenantREST matches a request's path segments with or without a
+// tenant first (/{tenant}/…), which goes into the route's fields.
+func matchTenantREST(verb string, segs []string) *restRoute {
+	route := matchREST(verb, segs)
+	if route != nil || len(segs) <= 1 {
+		return route
+	}
+	if route = matchREST(verb, segs[1:]); route != nil {
+		tenant, err := url.PathUnescape(segs[0])
+		if err != nil {
+			return nil
+		}
+		route.fields["tenant"] = tenant
+	}
+	return route
+}
+
+// restBody reads the JSON object of a route that takes a body; empty
+// params for one without, or with an empty body.
+func restBody(r *http.Request, route *restRoute) (map[string]json.RawMessage, *a2a.RPCError) {
+	params := map[string]json.RawMessage{}
+	if !route.body {
+		return params, nil
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(strings.TrimSpace(string(body))) > 0 {
+		if err := json.Unmarshal(body, &params); err != nil {
+			return nil, rpcErrorf(a2a.CodeParseError, "the request body is not a JSON object: %v", err)
+		}
+	}
+	return params, nil
+}
+
+// addQuery adds the query parameters the route's method takes to its
+// fields, typed per queryFields (the last value of a repeated one).
+func (route *restRoute) addQuery(query url.Values) *a2a.RPCError {
+	kinds := queryFields[route.method]
+	for name, vals := range query {
+		if name == "A2A-Version" {
+			continue
+		}
+		kind, ok := kinds[name]
+		if !ok {
+			return rpcErrorf(a2a.CodeInvalidParams, "unknown query parameter %q for %s", name, route.method)
+		}
+		v, err := queryValue(kind, name, vals[len(vals)-1])
+		if err != nil {
+			return err
+		}
+		route.fields[name] = v
+	}
+	return nil
+}
+
+// queryValue is a query parameter's value as its JSON kind: 'n' an
+// integer, 'b' a boolean, else a string.
+func queryValue(kind byte, name, v string) (any, *a2a.RPCError) {
+	switch kind {
+	case 'n':
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil {
+			return nil, rpcErrorf(a2a.CodeInvalidParams, "query parameter %s=%q is not an integer", name, v)
+		}
+		return n, nil
+	case 'b':
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, rpcErrorf(a2a.CodeInvalidParams, "query parameter %s=%q is not true or false", name, v)
+		}
+		return b, nil
+	}
+	return v, nil
 }
 
 // readBody reads a request body within maxRequestBytes.

@@ -46,39 +46,13 @@ func readCall(r *http.Request) (*call, *a2a.RPCError) {
 		return &call{id: nullID}, rpcErrorf(a2a.CodeInvalidRequest, "the request is over %d bytes", maxRequestBytes)
 	}
 	c := &call{id: nullID, body: body}
-	if !json.Valid(body) {
-		return c, rpcErrorf(a2a.CodeParseError, "the request body is not valid JSON")
+	trimmed, rerr := jsonObject(body)
+	if rerr != nil {
+		return c, rerr
 	}
-	trimmed := bytes.TrimSpace(body)
-	switch trimmed[0] {
-	case '{':
-	case '[':
-		return c, rpcErrorf(a2a.CodeInvalidRequest, "batch requests are not supported: send one JSON-RPC request per HTTP request")
-	default:
-		return c, rpcErrorf(a2a.CodeInvalidRequest, "a JSON-RPC request must be a JSON object")
-	}
-	// One decode of the envelope (params can be megabytes): its members by
-	// name, matched without regard to case as encoding/json matches struct
-	// fields.
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(trimmed, &members); err != nil {
-		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request envelope does not decode: %v", err)
-	}
-	var env struct{ JSONRPC, ID, Method, Params json.RawMessage }
-	unknown := ""
-	for k, v := range members {
-		switch {
-		case strings.EqualFold(k, "jsonrpc"):
-			env.JSONRPC = v
-		case strings.EqualFold(k, "id"):
-			env.ID = v
-		case strings.EqualFold(k, "method"):
-			env.Method = v
-		case strings.EqualFold(k, "params"):
-			env.Params = v
-		default:
-			unknown = k
-		}
+	env, unknown, rerr := decodeEnvelope(trimmed)
+	if rerr != nil {
+		return c, rerr
 	}
 	if len(env.ID) > 0 && validID(env.ID) {
 		c.id = env.ID // known from here on, so the errors below carry it
@@ -97,17 +71,70 @@ func readCall(r *http.Request) (*call, *a2a.RPCError) {
 	case !validID(env.ID):
 		return c, rpcErrorf(a2a.CodeInvalidRequest, "the request id must be a string, an integer or null, not %s", env.ID)
 	}
+	if rerr := c.setMethod(env); rerr != nil {
+		return c, rerr
+	}
+	return c, nil
+}
+
+// rpcEnvelope is a JSON-RPC request's members, undecoded.
+type rpcEnvelope struct{ JSONRPC, ID, Method, Params json.RawMessage }
+
+// jsonObject checks that body is one JSON object (no batch) and returns
+// it without surrounding white space.
+func jsonObject(body []byte) ([]byte, *a2a.RPCError) {
+	if !json.Valid(body) {
+		return nil, rpcErrorf(a2a.CodeParseError, "the request body is not valid JSON")
+	}
+	trimmed := bytes.TrimSpace(body)
+	switch trimmed[0] {
+	case '{':
+		return trimmed, nil
+	case '[':
+		return nil, rpcErrorf(a2a.CodeInvalidRequest, "batch requests are not supported: send one JSON-RPC request per HTTP request")
+	}
+	return nil, rpcErrorf(a2a.CodeInvalidRequest, "a JSON-RPC request must be a JSON object")
+}
+
+// decodeEnvelope decodes the envelope once (params can be megabytes): its
+// members by name, matched without regard to case as encoding/json matches
+// struct fields. unknown is a member JSON-RPC 2.0 does not define.
+func decodeEnvelope(obj []byte) (env rpcEnvelope, unknown string, _ *a2a.RPCError) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &members); err != nil {
+		return env, "", rpcErrorf(a2a.CodeInvalidRequest, "the request envelope does not decode: %v", err)
+	}
+	for k, v := range members {
+		switch {
+		case strings.EqualFold(k, "jsonrpc"):
+			env.JSONRPC = v
+		case strings.EqualFold(k, "id"):
+			env.ID = v
+		case strings.EqualFold(k, "method"):
+			env.Method = v
+		case strings.EqualFold(k, "params"):
+			env.Params = v
+		default:
+			unknown = k
+		}
+	}
+	return env, unknown, nil
+}
+
+// setMethod checks the version and method of a request with a valid id and
+// takes its method and params ({} when absent).
+func (c *call) setMethod(env rpcEnvelope) *a2a.RPCError {
 	if string(env.JSONRPC) != `"2.0"` {
-		return c, rpcErrorf(a2a.CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
+		return rpcErrorf(a2a.CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
 	}
 	if err := json.Unmarshal(env.Method, &c.method); err != nil || c.method == "" {
-		return c, rpcErrorf(a2a.CodeInvalidRequest, `"method" must be a non-empty string`)
+		return rpcErrorf(a2a.CodeInvalidRequest, `"method" must be a non-empty string`)
 	}
 	c.params = env.Params
 	if len(c.params) == 0 {
 		c.params = json.RawMessage("{}")
 	}
-	return c, nil
+	return nil
 }
 
 // validID reports whether a JSON-RPC id is a string or an integer (JSON-RPC
@@ -340,31 +367,37 @@ func (h *Handler) follow(ctx context.Context, s *stream, sub *subscriber) {
 				return
 			}
 		case <-sub.notify:
-			items, err := sub.take()
-			if err != nil {
-				h.logf("devagent: stream dropped: %v", err)
-				_ = s.fail(rpcErrorf(a2a.CodeInternalError, "%v", trimPrefix(err)))
-				_ = s.flush()
-				return
-			}
-			done := false
-			for _, it := range items {
-				if it.err != nil {
-					_ = s.fail(asRPC(it.err))
-					done = true
-					break
-				}
-				if err := s.event(it.payload); err != nil {
-					return
-				}
-				if it.final {
-					done = true
-					break
-				}
-			}
-			if s.flush() != nil || done {
+			if h.writeTaken(s, sub) {
 				return
 			}
 		}
 	}
+}
+
+// writeTaken writes the subscriber's queued events; true when the stream
+// is over (a final event, an error, or a failed write).
+func (h *Handler) writeTaken(s *stream, sub *subscriber) bool {
+	items, err := sub.take()
+	if err != nil {
+		h.logf("devagent: stream dropped: %v", err)
+		_ = s.fail(rpcErrorf(a2a.CodeInternalError, "%v", trimPrefix(err)))
+		_ = s.flush()
+		return true
+	}
+	done := false
+	for _, it := range items {
+		if it.err != nil {
+			_ = s.fail(asRPC(it.err))
+			done = true
+			break
+		}
+		if err := s.event(it.payload); err != nil {
+			return true
+		}
+		if it.final {
+			done = true
+			break
+		}
+	}
+	return s.flush() != nil || done
 }

@@ -92,6 +92,33 @@ func (h *Handler) accept(e *entry, m *a2a.Message, chk *continueCheck) error {
 	}
 	req := e.pending
 	now := time.Now()
+	if err := e.checkAnswerableLocked(req, chk, now); err != nil {
+		return err
+	}
+	ans, err := parseAnswer(req, m)
+	if err != nil {
+		return err
+	}
+	stored := *m
+	stored.TaskID, stored.ContextID = t.ID, t.ContextID
+	e.appendHistoryLocked(stored)
+	ts := now.UTC()
+	st := a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &ts}
+	e.applyStatusLocked(st)
+	e.pending = nil
+	e.fanoutLocked(&a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: st}})
+	select {
+	case e.answers <- ans:
+	default: // cannot happen: pending is cleared before a second answer
+	}
+	return nil
+}
+
+// checkAnswerableLocked checks that req, the task's pending requirement,
+// can take an answer now: pending, not expired, and for ContinueTask (chk
+// not nil) the requirement, version and action digest the client names.
+func (e *entry) checkAnswerableLocked(req *aim.Requirement, chk *continueCheck, now time.Time) error {
+	t := &e.task
 	switch {
 	case req == nil || !t.Status.State.Interrupted():
 		if chk == nil {
@@ -118,22 +145,6 @@ func (h *Handler) accept(e *entry, m *a2a.Message, chk *continueCheck) error {
 	case chk != nil && req.ActionDigest != chk.digest:
 		return rpcError(a2a.CodeInvalidParams, fmt.Sprintf("actionDigest %s is not the digest of the pending action (%s)", chk.digest, req.ActionDigest),
 			map[string]string{"expected": req.ActionDigest, "got": chk.digest})
-	}
-	ans, err := parseAnswer(req, m)
-	if err != nil {
-		return err
-	}
-	stored := *m
-	stored.TaskID, stored.ContextID = t.ID, t.ContextID
-	e.appendHistoryLocked(stored)
-	ts := now.UTC()
-	st := a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &ts}
-	e.applyStatusLocked(st)
-	e.pending = nil
-	e.fanoutLocked(&a2a.StreamResponse{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: st}})
-	select {
-	case e.answers <- ans:
-	default: // cannot happen: pending is cleared before a second answer
 	}
 	return nil
 }

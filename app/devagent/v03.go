@@ -55,26 +55,7 @@ func (h *Handler) serveV03(w http.ResponseWriter, r *http.Request) {
 	}
 	switch method {
 	case "SendMessage", "SendStreamingMessage":
-		var p a2a.SendParamsV03
-		if e := decodeLoose(c.params, &p); e != nil {
-			writeError(w, c.id, e)
-			return
-		}
-		req, err := a2a.SendRequestFromV03(&p)
-		if err != nil {
-			writeError(w, c.id, rpcErrorf(a2a.CodeInvalidParams, "%v", err))
-			return
-		}
-		if method == "SendStreamingMessage" {
-			h.sendStream(w, r, c.id, req, true, true)
-			return
-		}
-		raw, err := h.sendBlocking(r.Context(), req, true, true)
-		if err != nil {
-			writeError(w, c.id, asRPC(err))
-			return
-		}
-		writeResult(w, c.id, raw)
+		h.v03Send(w, r, c, method)
 	case "SubscribeToTask":
 		var p taskQueryV03
 		if e := decodeLoose(c.params, &p); e != nil {
@@ -92,77 +73,101 @@ func (h *Handler) serveV03(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// v03Send serves message/send and message/stream.
+func (h *Handler) v03Send(w http.ResponseWriter, r *http.Request, c *call, method string) {
+	var p a2a.SendParamsV03
+	if e := decodeLoose(c.params, &p); e != nil {
+		writeError(w, c.id, e)
+		return
+	}
+	req, err := a2a.SendRequestFromV03(&p)
+	if err != nil {
+		writeError(w, c.id, rpcErrorf(a2a.CodeInvalidParams, "%v", err))
+		return
+	}
+	if method == "SendStreamingMessage" {
+		h.sendStream(w, r, c.id, req, true, true)
+		return
+	}
+	raw, err := h.sendBlocking(r.Context(), req, true, true)
+	if err != nil {
+		writeError(w, c.id, asRPC(err))
+		return
+	}
+	writeResult(w, c.id, raw)
+}
+
 func (h *Handler) v03Unary(method string, params json.RawMessage) (any, error) {
 	switch method {
 	case "GetTask", "CancelTask":
-		var p taskQueryV03
-		if e := decodeLoose(params, &p); e != nil {
-			return nil, e
-		}
-		e, err := h.store.get(p.ID)
-		if err != nil {
-			return nil, err
-		}
-		if method == "CancelTask" {
-			if err := h.cancelTask(e); err != nil {
-				return nil, err
-			}
-			p.HistoryLength = nil
-		}
-		return e.encode(view{historyLength: p.HistoryLength, v03: true})
+		return decoded(params, decodeLoose, func(p *taskQueryV03) (any, error) { return h.v03Task(method, p) })
 	case "CreateTaskPushNotificationConfig":
-		var p a2a.TaskPushConfigV03
-		if e := decodeLoose(params, &p); e != nil {
-			return nil, e
-		}
-		c := a2a.TaskPushNotificationConfig{
-			TaskID: p.TaskID, ID: p.PushNotificationConfig.ID,
-			URL: p.PushNotificationConfig.URL, Token: p.PushNotificationConfig.Token,
-		}
-		if a := p.PushNotificationConfig.Authentication; a != nil && len(a.Schemes) > 0 {
-			c.Authentication = &a2a.AuthenticationInfo{Scheme: a.Schemes[0], Credentials: a.Credentials}
-		}
-		saved, err := h.setPush(c)
-		if err != nil {
-			return nil, err
-		}
-		return pushToV03(saved), nil
+		return decoded(params, decodeLoose, h.v03SetPush)
 	case "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs":
-		var p pushQueryV03
-		if e := decodeLoose(params, &p); e != nil {
-			return nil, e
-		}
-		list, err := h.pushConfigs(p.ID, p.PushNotificationConfigID)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]a2a.TaskPushConfigV03, 0, len(list))
-		for _, c := range list {
-			out = append(out, pushToV03(c))
-		}
-		if method == "ListTaskPushNotificationConfigs" {
-			return out, nil
-		}
-		if len(out) == 0 {
-			return nil, rpcErrorf(a2a.CodeInvalidParams, "task %s has no push notification config", p.ID)
-		}
-		return out[0], nil
+		return decoded(params, decodeLoose, func(p *pushQueryV03) (any, error) { return h.v03PushConfigs(method, p) })
 	case "DeleteTaskPushNotificationConfig":
-		var p pushQueryV03
-		if e := decodeLoose(params, &p); e != nil {
-			return nil, e
-		}
-		if err := h.deletePush(p.ID, p.PushNotificationConfigID); err != nil {
-			return nil, err
-		}
-		return json.RawMessage("null"), nil
+		return decoded(params, decodeLoose, h.v03DeletePush)
 	case "GetExtendedAgentCard":
-		if h.cfg.ExtendedCard == nil {
-			return nil, rpcErrorf(a2a.CodeExtendedAgentCardNotConfigured, "this agent has no extended agent card")
-		}
-		return h.cfg.ExtendedCard, nil
+		return h.extendedCard()
 	}
 	return nil, rpcErrorf(a2a.CodeMethodNotFound, "method %q is not offered by this agent", method)
+}
+
+// v03Task runs GetTask or CancelTask.
+func (h *Handler) v03Task(method string, p *taskQueryV03) (any, error) {
+	e, err := h.store.get(p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if method == "CancelTask" {
+		if err := h.cancelTask(e); err != nil {
+			return nil, err
+		}
+		p.HistoryLength = nil
+	}
+	return e.encode(view{historyLength: p.HistoryLength, v03: true})
+}
+
+func (h *Handler) v03SetPush(p *a2a.TaskPushConfigV03) (any, error) {
+	c := a2a.TaskPushNotificationConfig{
+		TaskID: p.TaskID, ID: p.PushNotificationConfig.ID,
+		URL: p.PushNotificationConfig.URL, Token: p.PushNotificationConfig.Token,
+	}
+	if a := p.PushNotificationConfig.Authentication; a != nil && len(a.Schemes) > 0 {
+		c.Authentication = &a2a.AuthenticationInfo{Scheme: a.Schemes[0], Credentials: a.Credentials}
+	}
+	saved, err := h.setPush(c)
+	if err != nil {
+		return nil, err
+	}
+	return pushToV03(saved), nil
+}
+
+// v03PushConfigs runs GetTaskPushNotificationConfig (the first config) or
+// ListTaskPushNotificationConfigs (all).
+func (h *Handler) v03PushConfigs(method string, p *pushQueryV03) (any, error) {
+	list, err := h.pushConfigs(p.ID, p.PushNotificationConfigID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]a2a.TaskPushConfigV03, 0, len(list))
+	for _, c := range list {
+		out = append(out, pushToV03(c))
+	}
+	if method == "ListTaskPushNotificationConfigs" {
+		return out, nil
+	}
+	if len(out) == 0 {
+		return nil, rpcErrorf(a2a.CodeInvalidParams, "task %s has no push notification config", p.ID)
+	}
+	return out[0], nil
+}
+
+func (h *Handler) v03DeletePush(p *pushQueryV03) (any, error) {
+	if err := h.deletePush(p.ID, p.PushNotificationConfigID); err != nil {
+		return nil, err
+	}
+	return json.RawMessage("null"), nil
 }
 
 func pushToV03(c a2a.TaskPushNotificationConfig) a2a.TaskPushConfigV03 {

@@ -188,111 +188,111 @@ func taskResult(task json.RawMessage) json.RawMessage {
 func (h *Handler) v1Unary(ctx context.Context, c *call) (any, error) {
 	switch c.method {
 	case "SendMessage":
-		var p a2a.SendMessageRequest
-		if e := decodeLoose(c.params, &p); e != nil {
-			return nil, e
-		}
-		if data, ok, e := realtimeCreatePart(&p.Message); ok || e != nil {
-			if e != nil {
-				return nil, e
-			}
-			var hl *int
-			if p.Configuration != nil {
-				hl = p.Configuration.HistoryLength
-			}
-			return h.sendRealtime(&p.Message, data, hl)
-		}
-		return h.sendBlocking(ctx, &p, false, c.plainAnswers)
+		return decoded(c.params, decodeLoose, func(p *a2a.SendMessageRequest) (any, error) { return h.v1Send(ctx, c, p) })
 	case "ContinueTask":
-		var p a2a.ContinueTaskRequest
-		if e := decodeLoose(c.params, &p); e != nil {
-			return nil, e
-		}
-		return h.continueTask(ctx, &p)
+		return decoded(c.params, decodeLoose, func(p *a2a.ContinueTaskRequest) (any, error) { return h.continueTask(ctx, p) })
 	case "GetTask":
-		var p a2a.GetTaskRequest
-		if e := decodeLoose(c.params, &p); e != nil {
-			return nil, e
-		}
-		e, err := h.store.get(p.ID)
-		if err != nil {
-			return nil, err
-		}
-		return e.encode(view{historyLength: p.HistoryLength})
+		return decoded(c.params, decodeLoose, h.v1GetTask)
 	case "ListTasks":
-		var p a2a.ListTasksRequest
-		if e := decodeLoose(c.params, &p); e != nil {
-			return nil, e
-		}
-		return h.listTasks(&p)
+		return decoded(c.params, decodeLoose, func(p *a2a.ListTasksRequest) (any, error) { return h.listTasks(p) })
 	case "CancelTask":
-		var p a2a.CancelTaskRequest
-		if e := decodeLoose(c.params, &p); e != nil {
-			return nil, e
-		}
-		e, err := h.store.get(p.ID)
-		if err != nil {
-			return nil, err
-		}
-		if err := h.cancelTask(e); err != nil {
-			return nil, err
-		}
-		return e.encode(view{})
+		return decoded(c.params, decodeLoose, h.v1CancelTask)
 	case "CreateTaskPushNotificationConfig":
-		var p a2a.TaskPushNotificationConfig
-		if e := decodeStrict(c.params, &p); e != nil {
-			return nil, e
-		}
-		return h.setPush(p)
+		return decoded(c.params, decodeStrict, func(p *a2a.TaskPushNotificationConfig) (any, error) { return h.setPush(*p) })
 	case "GetTaskPushNotificationConfig":
-		var p a2a.TaskPushNotificationConfigRequest
-		if e := decodeStrict(c.params, &p); e != nil {
-			return nil, e
-		}
-		if p.TaskID == "" || p.ID == "" {
-			return nil, rpcErrorf(a2a.CodeInvalidParams, "taskId and id are required")
-		}
-		list, err := h.pushConfigs(p.TaskID, p.ID)
-		if err != nil {
-			return nil, err
-		}
-		return list[0], nil
+		return decoded(c.params, decodeStrict, h.v1GetPush)
 	case "ListTaskPushNotificationConfigs":
-		var p a2a.ListTaskPushNotificationConfigsRequest
-		if e := decodeStrict(c.params, &p); e != nil {
-			return nil, e
-		}
-		if p.TaskID == "" {
-			return nil, rpcErrorf(a2a.CodeInvalidParams, "taskId is required")
-		}
-		list, err := h.pushConfigs(p.TaskID, "")
-		if err != nil {
-			return nil, err
-		}
-		return &a2a.ListTaskPushNotificationConfigsResponse{Configs: list}, nil
+		return decoded(c.params, decodeStrict, h.v1ListPush)
 	case "DeleteTaskPushNotificationConfig":
-		var p a2a.TaskPushNotificationConfigRequest
-		if e := decodeStrict(c.params, &p); e != nil {
-			return nil, e
-		}
-		if p.TaskID == "" || p.ID == "" {
-			return nil, rpcErrorf(a2a.CodeInvalidParams, "taskId and id are required")
-		}
-		if err := h.deletePush(p.TaskID, p.ID); err != nil {
-			return nil, err
-		}
-		return json.RawMessage("{}"), nil
+		return decoded(c.params, decodeStrict, h.v1DeletePush)
 	case "GetExtendedAgentCard":
-		var p a2a.GetExtendedAgentCardRequest
-		if e := decodeStrict(c.params, &p); e != nil {
-			return nil, e
-		}
-		if h.cfg.ExtendedCard == nil {
-			return nil, rpcErrorf(a2a.CodeExtendedAgentCardNotConfigured, "this agent has no extended agent card")
-		}
-		return h.cfg.ExtendedCard, nil
+		return decoded(c.params, decodeStrict, func(*a2a.GetExtendedAgentCardRequest) (any, error) { return h.extendedCard() })
 	}
 	return nil, rpcErrorf(a2a.CodeMethodNotFound, "method %q is not offered by this agent", c.method)
+}
+
+// decoded decodes params into a new P with decode (decodeLoose or
+// decodeStrict) and runs the method on it.
+func decoded[P any](params json.RawMessage, decode func(json.RawMessage, any) *a2a.RPCError, method func(*P) (any, error)) (any, error) {
+	var p P
+	if e := decode(params, &p); e != nil {
+		return nil, e
+	}
+	return method(&p)
+}
+
+// v1Send runs SendMessage: a realtime session's creation, or a message.
+func (h *Handler) v1Send(ctx context.Context, c *call, p *a2a.SendMessageRequest) (any, error) {
+	if data, ok, e := realtimeCreatePart(&p.Message); ok || e != nil {
+		if e != nil {
+			return nil, e
+		}
+		var hl *int
+		if p.Configuration != nil {
+			hl = p.Configuration.HistoryLength
+		}
+		return h.sendRealtime(&p.Message, data, hl)
+	}
+	return h.sendBlocking(ctx, p, false, c.plainAnswers)
+}
+
+func (h *Handler) v1GetTask(p *a2a.GetTaskRequest) (any, error) {
+	e, err := h.store.get(p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return e.encode(view{historyLength: p.HistoryLength})
+}
+
+func (h *Handler) v1CancelTask(p *a2a.CancelTaskRequest) (any, error) {
+	e, err := h.store.get(p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.cancelTask(e); err != nil {
+		return nil, err
+	}
+	return e.encode(view{})
+}
+
+func (h *Handler) v1GetPush(p *a2a.TaskPushNotificationConfigRequest) (any, error) {
+	if p.TaskID == "" || p.ID == "" {
+		return nil, rpcErrorf(a2a.CodeInvalidParams, "taskId and id are required")
+	}
+	list, err := h.pushConfigs(p.TaskID, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return list[0], nil
+}
+
+func (h *Handler) v1ListPush(p *a2a.ListTaskPushNotificationConfigsRequest) (any, error) {
+	if p.TaskID == "" {
+		return nil, rpcErrorf(a2a.CodeInvalidParams, "taskId is required")
+	}
+	list, err := h.pushConfigs(p.TaskID, "")
+	if err != nil {
+		return nil, err
+	}
+	return &a2a.ListTaskPushNotificationConfigsResponse{Configs: list}, nil
+}
+
+func (h *Handler) v1DeletePush(p *a2a.TaskPushNotificationConfigRequest) (any, error) {
+	if p.TaskID == "" || p.ID == "" {
+		return nil, rpcErrorf(a2a.CodeInvalidParams, "taskId and id are required")
+	}
+	if err := h.deletePush(p.TaskID, p.ID); err != nil {
+		return nil, err
+	}
+	return json.RawMessage("{}"), nil
+}
+
+// extendedCard answers GetExtendedAgentCard (both versions).
+func (h *Handler) extendedCard() (any, error) {
+	if h.cfg.ExtendedCard == nil {
+		return nil, rpcErrorf(a2a.CodeExtendedAgentCardNotConfigured, "this agent has no extended agent card")
+	}
+	return h.cfg.ExtendedCard, nil
 }
 
 // sendBlocking runs SendMessage (and v0.3 message/send): it waits for the

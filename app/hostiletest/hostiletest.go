@@ -88,6 +88,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) goodCard(w http.ResponseWriter, r *http.Request, mode string) {
 	w.Header().Set("Content-Type", "application/json")
+	// #nosec G705 -- a loopback test server's JSON card, served as application/json, never HTML
 	fmt.Fprintf(w, `{"name":"Hostile agent (%s)","description":"misbehaves on purpose","version":"1",
 	 "supportedInterfaces":[{"url":%q,"protocolBinding":"JSONRPC","protocolVersion":"1.0"}],
 	 "capabilities":{"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`,
@@ -112,6 +113,7 @@ func (s *Server) card(w http.ResponseWriter, r *http.Request, mode string, gone 
 		hold(w, gone)
 	case CardBadUTF8:
 		w.Header().Set("Content-Type", "application/json")
+		// #nosec G705 -- a loopback test server's broken JSON on purpose, served as application/json, never HTML
 		fmt.Fprintf(w, "{\"name\":\"Bad \xff\xfe agent\",\"supportedInterfaces\":[{\"url\":\"http://%s/%s/rpc\",\"protocolBinding\":\"JSONRPC\",\"protocolVersion\":\"1.0\"}]}", r.Host, mode)
 	case CardHTMLError:
 		htmlError(w)

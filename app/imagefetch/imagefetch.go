@@ -212,13 +212,8 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) ([]byte, error) {
 		return nil, netError(ctx, u, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return nil, &StatusError{Host: u.Hostname(), Status: resp.Status, Code: resp.StatusCode}
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != "" {
-		if mt, _, _ := mime.ParseMediaType(ct); mt != "" && !strings.HasPrefix(mt, "image/") && mt != "application/octet-stream" {
-			return nil, fmt.Errorf("%w: %s sent %s", ErrNotImage, u.Hostname(), mt)
-		}
+	if err := checkImageResponse(u, resp); err != nil {
+		return nil, err
 	}
 	if resp.ContentLength > max {
 		return nil, fmt.Errorf("%w: %d bytes announced, at most %d", ErrTooLarge, resp.ContentLength, max)
@@ -231,6 +226,20 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
 	}
 	return data, nil
+}
+
+// checkImageResponse refuses an answer that is not a 2xx or says it is
+// not an image.
+func checkImageResponse(u *url.URL, resp *http.Response) error {
+	if resp.StatusCode/100 != 2 {
+		return &StatusError{Host: u.Hostname(), Status: resp.Status, Code: resp.StatusCode}
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		if mt, _, _ := mime.ParseMediaType(ct); mt != "" && !strings.HasPrefix(mt, "image/") && mt != "application/octet-stream" {
+			return fmt.Errorf("%w: %s sent %s", ErrNotImage, u.Hostname(), mt)
+		}
+	}
+	return nil
 }
 
 // netError classifies a failed request or body read.

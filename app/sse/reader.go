@@ -323,44 +323,62 @@ func parseRetry(v []byte) (time.Duration, bool) {
 func (r *Reader) readLine() (line []byte, ok bool, err error) {
 	for {
 		if !r.bomDone {
-			// Skip a BOM at the start of the stream only. Read just
-			// enough to tell: a partial BOM must not hide a line.
-			b := r.buf[r.pos:r.end]
-			if len(b) >= len(bom) || !bytes.HasPrefix(bom, b) {
-				if bytes.HasPrefix(b, bom) {
-					r.pos += len(bom)
-				}
-				r.bomDone = true
+			if r.skipBOM() {
 				continue
 			}
-		} else {
-			if r.skipLF && r.pos < r.end {
-				r.skipLF = false
-				if r.buf[r.pos] == '\n' {
-					r.pos++ // the LF of a CRLF split across reads
-				}
-			}
-			if !r.skipLF {
-				if line, ok := r.scanLine(); ok {
-					return line, true, nil
-				}
-			}
+		} else if line, ok := r.bufferedLine(); ok {
+			return line, true, nil
 		}
 		if r.pos == 0 && r.end == len(r.buf) {
 			return nil, false, r.longLine()
 		}
 		if err := r.fill(); err != nil {
-			if err == io.EOF && r.bomDone && r.pos < r.end {
-				// The stream ended inside a line. It is discarded, but a
-				// line already over the bound is reported as such, as it
-				// would have been had the buffer been smaller than it.
-				if err := r.checkBound(r.buf[r.pos:r.end]); err != nil {
-					return nil, false, err
-				}
-			}
-			return nil, false, err
+			return nil, false, r.fillError(err)
 		}
 	}
+}
+
+// skipBOM skips a BOM at the start of the stream only. It reads just
+// enough to tell: false while the buffer holds a partial BOM, which must
+// not hide a line.
+func (r *Reader) skipBOM() bool {
+	b := r.buf[r.pos:r.end]
+	if len(b) < len(bom) && bytes.HasPrefix(bom, b) {
+		return false
+	}
+	if bytes.HasPrefix(b, bom) {
+		r.pos += len(bom)
+	}
+	r.bomDone = true
+	return true
+}
+
+// bufferedLine returns the next complete line in the buffer, after
+// passing over the LF of a CRLF split across reads.
+func (r *Reader) bufferedLine() ([]byte, bool) {
+	if r.skipLF && r.pos < r.end {
+		r.skipLF = false
+		if r.buf[r.pos] == '\n' {
+			r.pos++ // the LF of a CRLF split across reads
+		}
+	}
+	if r.skipLF {
+		return nil, false
+	}
+	return r.scanLine()
+}
+
+// fillError is the error of readLine when fill fails. If the stream ended
+// inside a line, the line is discarded, but a line already over the bound
+// is reported as such, as it would have been had the buffer been smaller
+// than it.
+func (r *Reader) fillError(err error) error {
+	if err == io.EOF && r.bomDone && r.pos < r.end {
+		if berr := r.checkBound(r.buf[r.pos:r.end]); berr != nil {
+			return berr
+		}
+	}
+	return err
 }
 
 // scanLine returns the next complete line in the buffer, if there is one.
@@ -452,6 +470,21 @@ func (r *Reader) fill() error {
 	return r.srcErr
 }
 
+// takeChunk takes the next piece of a long line of field f, n bytes long
+// so far: data goes to the data buffer, the values of id, event and retry
+// to scratch; the others are only counted.
+func (r *Reader) takeChunk(f field, chunk []byte, n int) error {
+	switch {
+	case f == fieldData:
+		return r.appendData(chunk)
+	case n > r.limit:
+		return &EventTooLargeError{Limit: r.limit, Field: "line"}
+	case f != fieldIgnore:
+		r.scratch = append(growBounded(r.scratch, len(chunk), r.limit), chunk...)
+	}
+	return nil
+}
+
 // longLine processes a line that does not fit in the (full) buffer, piece
 // by piece, so that memory stays bounded by the limit rather than by the
 // line: data is appended to the data buffer as it arrives, id, event and
@@ -475,15 +508,8 @@ func (r *Reader) longLine() error {
 				chunk = chunk[1:]
 			}
 		}
-		switch {
-		case f == fieldData:
-			if err := r.appendData(chunk); err != nil {
-				return err
-			}
-		case n > r.limit:
-			return &EventTooLargeError{Limit: r.limit, Field: "line"}
-		case f != fieldIgnore:
-			r.scratch = append(growBounded(r.scratch, len(chunk), r.limit), chunk...)
+		if err := r.takeChunk(f, chunk, n); err != nil {
+			return err
 		}
 		if done {
 			break

@@ -13,9 +13,16 @@ import (
 // the file was not compacted.
 func (s *Store) Clear(ctx context.Context) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		for _, table := range []string{"messages", "conversations", "tasks", "agents", "audit", "settings"} {
-			if _, err := tx.ExecContext(ctx, "DELETE FROM "+table); err != nil {
-				return fmt.Errorf("%s: %w", table, err)
+		for _, table := range []struct{ name, del string }{
+			{"messages", "DELETE FROM messages"},
+			{"conversations", "DELETE FROM conversations"},
+			{"tasks", "DELETE FROM tasks"},
+			{"agents", "DELETE FROM agents"},
+			{"audit", "DELETE FROM audit"},
+			{"settings", "DELETE FROM settings"},
+		} {
+			if _, err := tx.ExecContext(ctx, table.del); err != nil {
+				return fmt.Errorf("%s: %w", table.name, err)
 			}
 		}
 		_, err := tx.ExecContext(ctx, "DELETE FROM sqlite_sequence")

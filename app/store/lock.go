@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -38,7 +39,7 @@ func acquireLock(dbPath string) (*os.File, error) {
 
 // lockHolder reads the process id the holder wrote, or 0.
 func lockHolder(lp string) int {
-	b, err := os.ReadFile(lp)
+	b, err := os.ReadFile(filepath.Clean(lp))
 	if err != nil {
 		return 0
 	}

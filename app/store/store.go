@@ -112,7 +112,7 @@ func open(ctx context.Context, path string) (_ *Store, err error) {
 // opens the file for writing either way: SQLite would silently fall back
 // to read-only on a file it cannot write.
 func createFile(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(filepath.Clean(path), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func createFile(path string) error {
 func tighten(path string) {
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err == nil && filepath.Base(dir) == "aimdesk" && fi.Mode().Perm()&0o077 != 0 {
-		_ = os.Chmod(dir, 0o700)
+		_ = os.Chmod(dir, 0o700) // #nosec G302 -- a folder needs x to be entered; 0700 is owner-only
 	}
 	for _, p := range []string{path, path + "-wal", path + "-shm", path + ".lock"} {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {

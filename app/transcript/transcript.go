@@ -142,30 +142,16 @@ func (t *Transcript) Apply(u Update) Change {
 		return t.update(i, u, norm, now)
 	}
 	// 3. the same utterance, already final from the other source
-	if norm != "" {
-		if i := t.find(func(l *Line) bool {
-			if l.Role != u.Role || !l.Final || l.Typed || l.from&bit(u.Source) != 0 || now.Sub(l.last) > Window {
-				return false
-			}
-			return l.norm == norm || !u.Final && strings.HasPrefix(l.norm, norm)
-		}); i >= 0 {
-			l := t.lines[i]
-			l.from |= bit(u.Source)
-			if u.SegmentID != "" {
-				l.Segments = append(l.Segments, u.SegmentID)
-			}
-			return Change{Index: -1}
-		}
+	if i := t.sameUtterance(u, norm, now); i >= 0 {
+		t.lines[i].join(u)
+		return Change{Index: -1}
 	}
 	// 4. what the user typed here, confirmed
 	if u.Role == RoleUser && u.Final {
 		if i := t.find(func(l *Line) bool { return l.Typed && l.norm == norm }); i >= 0 {
 			l := t.lines[i]
 			l.Typed, l.last = false, now
-			l.from |= bit(u.Source)
-			if u.SegmentID != "" {
-				l.Segments = append(l.Segments, u.SegmentID)
-			}
+			l.join(u)
 			return Change{Index: -1}
 		}
 	}
@@ -174,6 +160,29 @@ func (t *Transcript) Apply(u Update) Change {
 		l.Segments = []string{u.SegmentID}
 	}
 	return t.add(l)
+}
+
+// sameUtterance is the index of a final line of u's speaker, within
+// Window, that another source already gave for the same words (or, for
+// an interim u, words u begins); -1 if none.
+func (t *Transcript) sameUtterance(u Update, norm string, now time.Time) int {
+	if norm == "" {
+		return -1
+	}
+	return t.find(func(l *Line) bool {
+		if l.Role != u.Role || !l.Final || l.Typed || l.from&bit(u.Source) != 0 || now.Sub(l.last) > Window {
+			return false
+		}
+		return l.norm == norm || !u.Final && strings.HasPrefix(l.norm, norm)
+	})
+}
+
+// join records that u's source (and segment) gave this line too.
+func (l *Line) join(u Update) {
+	l.from |= bit(u.Source)
+	if u.SegmentID != "" {
+		l.Segments = append(l.Segments, u.SegmentID)
+	}
 }
 
 // update applies u to line i.

@@ -85,72 +85,96 @@ func (s *Scanner) Write(p []byte) error {
 	maxDepth, maxStr := s.Limits.depth(), s.Limits.stringBytes()
 	for i := 0; i < len(p); i++ {
 		b := p[i]
-		if s.nPend > 0 || b >= utf8.RuneSelf {
-			s.pend[s.nPend] = b
-			s.nPend++
-			if !utf8.FullRune(s.pend[:s.nPend]) {
-				s.off++
-				continue
-			}
-			r, size := utf8.DecodeRune(s.pend[:s.nPend])
-			if (r == utf8.RuneError && size <= 1) || size != s.nPend {
-				return s.fail(ErrInvalidUTF8, 0)
-			}
-			s.nPend = 0
+		var err error
+		switch {
+		case s.nPend > 0 || b >= utf8.RuneSelf:
+			err = s.multibyte(b, maxStr)
+		case s.inString:
 			s.off++
-			if s.inString {
-				s.strLen += int64(size)
-				if s.strLen > maxStr {
-					return s.fail(ErrStringTooLong, maxStr)
-				}
-			}
-			continue
+			i, err = s.stringByte(p, i, maxStr)
+		default:
+			s.off++
+			err = s.structural(b, maxDepth)
 		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// multibyte takes a byte of a multi-byte UTF-8 sequence, checking the
+// sequence once it is complete.
+func (s *Scanner) multibyte(b byte, maxStr int64) error {
+	s.pend[s.nPend] = b
+	s.nPend++
+	if !utf8.FullRune(s.pend[:s.nPend]) {
 		s.off++
-		if s.inString {
-			switch {
-			case s.escape:
-				s.escape = false
-			case b == '\\':
-				s.escape = true
-			case b == '"':
-				s.inString = false
-				continue
-			}
-			s.strLen++
-			if s.strLen > maxStr {
-				return s.fail(ErrStringTooLong, maxStr)
-			}
-			if s.escape {
-				continue // the next byte is escaped
-			}
-			// Fast path: run to the next quote, backslash or non-ASCII byte.
-			j := i + 1
-			for j < len(p) && p[j] != '"' && p[j] != '\\' && p[j] < utf8.RuneSelf {
-				j++
-			}
-			if n := int64(j - i - 1); n > 0 {
-				s.strLen += n
-				s.off += n
-				if s.strLen > maxStr {
-					return s.fail(ErrStringTooLong, maxStr)
-				}
-				i = j - 1
-			}
-			continue
+		return nil
+	}
+	r, size := utf8.DecodeRune(s.pend[:s.nPend])
+	if (r == utf8.RuneError && size <= 1) || size != s.nPend {
+		return s.fail(ErrInvalidUTF8, 0)
+	}
+	s.nPend = 0
+	s.off++
+	if s.inString {
+		s.strLen += int64(size)
+		if s.strLen > maxStr {
+			return s.fail(ErrStringTooLong, maxStr)
 		}
-		switch b {
-		case '"':
-			s.inString, s.strLen = true, 0
-		case '[', '{':
-			s.depth++
-			if s.depth > maxDepth {
-				return s.fail(ErrTooDeep, int64(maxDepth))
-			}
-		case ']', '}':
-			if s.depth > 0 {
-				s.depth--
-			}
+	}
+	return nil
+}
+
+// stringByte takes the ASCII byte p[i] inside a string and runs on over
+// the plain bytes after it; it returns the index of the last byte taken.
+func (s *Scanner) stringByte(p []byte, i int, maxStr int64) (int, error) {
+	switch b := p[i]; {
+	case s.escape:
+		s.escape = false
+	case b == '\\':
+		s.escape = true
+	case b == '"':
+		s.inString = false
+		return i, nil
+	}
+	s.strLen++
+	if s.strLen > maxStr {
+		return i, s.fail(ErrStringTooLong, maxStr)
+	}
+	if s.escape {
+		return i, nil // the next byte is escaped
+	}
+	// Fast path: run to the next quote, backslash or non-ASCII byte.
+	j := i + 1
+	for j < len(p) && p[j] != '"' && p[j] != '\\' && p[j] < utf8.RuneSelf {
+		j++
+	}
+	if n := int64(j - i - 1); n > 0 {
+		s.strLen += n
+		s.off += n
+		if s.strLen > maxStr {
+			return i, s.fail(ErrStringTooLong, maxStr)
+		}
+		i = j - 1
+	}
+	return i, nil
+}
+
+// structural takes an ASCII byte outside strings, tracking the depth.
+func (s *Scanner) structural(b byte, maxDepth int) error {
+	switch b {
+	case '"':
+		s.inString, s.strLen = true, 0
+	case '[', '{':
+		s.depth++
+		if s.depth > maxDepth {
+			return s.fail(ErrTooDeep, int64(maxDepth))
+		}
+	case ']', '}':
+		if s.depth > 0 {
+			s.depth--
 		}
 	}
 	return nil

@@ -75,12 +75,7 @@ var errDuplicateKey = errors.New("an object repeats a key")
 // any object.
 func checkDuplicateKeys(raw []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	type frame struct {
-		object bool
-		keys   map[string]struct{}
-		expect bool // the next string token is a key
-	}
-	var stack []*frame
+	var stack []*keyFrame
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -89,44 +84,65 @@ func checkDuplicateKeys(raw []byte) error {
 		if err != nil {
 			return err
 		}
-		var top *frame
+		var top *keyFrame
 		if len(stack) > 0 {
 			top = stack[len(stack)-1]
 		}
 		switch t := tok.(type) {
 		case json.Delim:
-			switch t {
-			case '{':
-				if top != nil && top.object {
-					top.expect = true
-				}
-				stack = append(stack, &frame{object: true, keys: map[string]struct{}{}, expect: true})
-			case '[':
-				if top != nil && top.object {
-					top.expect = true
-				}
-				stack = append(stack, &frame{})
-			default:
-				stack = stack[:len(stack)-1]
-			}
+			stack = delimFrames(stack, top, t)
 		case string:
-			if top != nil && top.object && top.expect {
-				if _, dup := top.keys[t]; dup {
-					return fmt.Errorf("%w: %q", errDuplicateKey, t)
-				}
-				top.keys[t] = struct{}{}
-				top.expect = false
-				continue
-			}
-			if top != nil && top.object {
-				top.expect = true
+			if err := top.str(t); err != nil {
+				return err
 			}
 		default:
-			if top != nil && top.object {
-				top.expect = true
-			}
+			top.afterValue()
 		}
 	}
+}
+
+// keyFrame is an open object or array of checkDuplicateKeys (nil: the top
+// level).
+type keyFrame struct {
+	object bool
+	keys   map[string]struct{}
+	expect bool // the next string token is a key
+}
+
+// afterValue notes a value in f: in an object, a key comes next.
+func (f *keyFrame) afterValue() {
+	if f != nil && f.object {
+		f.expect = true
+	}
+}
+
+// str takes a string token in f: a key, refused if f has it already, or a
+// value.
+func (f *keyFrame) str(s string) error {
+	if f == nil || !f.object || !f.expect {
+		f.afterValue()
+		return nil
+	}
+	if _, dup := f.keys[s]; dup {
+		return fmt.Errorf("%w: %q", errDuplicateKey, s)
+	}
+	f.keys[s] = struct{}{}
+	f.expect = false
+	return nil
+}
+
+// delimFrames opens a frame for '{' or '[' (a value in top) and closes
+// the innermost one for '}' or ']'.
+func delimFrames(stack []*keyFrame, top *keyFrame, d json.Delim) []*keyFrame {
+	switch d {
+	case '{':
+		top.afterValue()
+		return append(stack, &keyFrame{object: true, keys: map[string]struct{}{}, expect: true})
+	case '[':
+		top.afterValue()
+		return append(stack, &keyFrame{})
+	}
+	return stack[:len(stack)-1]
 }
 
 // fields describes one protobuf message of the agent card for default
@@ -215,54 +231,67 @@ func isDefaultScalar(v any) bool {
 // treats as unset.
 func stripDefaults(obj map[string]any, f *fields) {
 	for k, v := range obj {
-		if f.verbatim[k] {
-			continue
-		}
-		if v == nil && !f.required[k] {
-			delete(obj, k) // JSON null: unset
-			continue
-		}
-		if sub, ok := f.message[k]; ok {
-			if m, ok := v.(map[string]any); ok && sub != nil {
-				stripDefaults(m, sub)
-			}
-			continue
-		}
-		if elem, ok := f.repeated[k]; ok {
-			arr, isArr := v.([]any)
-			if isArr && len(arr) == 0 && !f.required[k] {
-				delete(obj, k)
-				continue
-			}
-			if elem != nil {
-				for _, e := range arr {
-					if m, ok := e.(map[string]any); ok {
-						stripDefaults(m, elem)
-					}
-				}
-			}
-			continue
-		}
-		if val, ok := f.mapped[k]; ok {
-			m, isMap := v.(map[string]any)
-			if isMap && len(m) == 0 && !f.required[k] {
-				delete(obj, k)
-				continue
-			}
-			if val != nil {
-				for _, e := range m {
-					if mm, ok := e.(map[string]any); ok {
-						stripDefaults(mm, val)
-					}
-				}
-			}
-			continue
-		}
-		if f.required[k] || f.optional[k] {
-			continue
-		}
-		if f.scalars[k] && isDefaultScalar(v) {
+		if f.unset(k, v) {
 			delete(obj, k)
 		}
 	}
+}
+
+// unset reports whether field k of value v counts as unset (to remove),
+// after removing the unset fields inside v.
+func (f *fields) unset(k string, v any) bool {
+	if f.verbatim[k] {
+		return false
+	}
+	if v == nil {
+		return !f.required[k] // JSON null: unset
+	}
+	if sub, ok := f.message[k]; ok {
+		if m, ok := v.(map[string]any); ok && sub != nil {
+			stripDefaults(m, sub)
+		}
+		return false
+	}
+	if elem, ok := f.repeated[k]; ok {
+		return f.unsetList(k, v, elem)
+	}
+	if val, ok := f.mapped[k]; ok {
+		return f.unsetMap(k, v, val)
+	}
+	if f.required[k] || f.optional[k] {
+		return false
+	}
+	return f.scalars[k] && isDefaultScalar(v)
+}
+
+// unsetList is unset for a repeated field of elements elem (nil: scalars).
+func (f *fields) unsetList(k string, v any, elem *fields) bool {
+	arr, isArr := v.([]any)
+	if isArr && len(arr) == 0 && !f.required[k] {
+		return true
+	}
+	if elem != nil {
+		for _, e := range arr {
+			if m, ok := e.(map[string]any); ok {
+				stripDefaults(m, elem)
+			}
+		}
+	}
+	return false
+}
+
+// unsetMap is unset for a map field of values val (nil: scalars).
+func (f *fields) unsetMap(k string, v any, val *fields) bool {
+	m, isMap := v.(map[string]any)
+	if isMap && len(m) == 0 && !f.required[k] {
+		return true
+	}
+	if val != nil {
+		for _, e := range m {
+			if mm, ok := e.(map[string]any); ok {
+				stripDefaults(mm, val)
+			}
+		}
+	}
+	return false
 }

@@ -232,48 +232,64 @@ func (b *sseGuard) scan(p []byte) error {
 			}
 			continue
 		}
-		switch b.state {
-		case sseLineStart:
-			if !b.inEvent {
-				b.inEvent, b.start = true, b.g.now()
-			}
-			if c == ':' {
-				b.state = sseIgnore
-				continue
-			}
-			b.nameLen = 0
-			b.state = sseName
-			b.appendName(c)
-		case sseName:
-			if c == ':' {
-				if b.isData() {
-					b.state = sseDataSpace
-				} else {
-					b.state = sseIgnore
-				}
-				continue
-			}
-			b.appendName(c)
-		case sseDataSpace:
-			b.state = sseData
-			b.hasData = true
-			if c == ' ' {
-				continue
-			}
-			i--
-		case sseData:
-			j := bytes.IndexAny(p[i:], "\r\n")
-			if j < 0 {
-				j = len(p) - i
-			}
-			if err := b.sc.Write(p[i : i+j]); err != nil {
-				return err
-			}
-			i += j - 1
-		case sseIgnore:
+		var err error
+		if i, err = b.lineByte(p, i); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// lineByte takes p[i], a byte of a line other than its end; it returns
+// the index of the last byte taken (i-1 to take p[i] again).
+func (b *sseGuard) lineByte(p []byte, i int) (int, error) {
+	switch b.state {
+	case sseLineStart, sseName:
+		b.nameByte(p[i])
+	case sseDataSpace:
+		b.state = sseData
+		b.hasData = true
+		if p[i] == ' ' {
+			return i, nil
+		}
+		return i - 1, nil
+	case sseData:
+		j := bytes.IndexAny(p[i:], "\r\n")
+		if j < 0 {
+			j = len(p) - i
+		}
+		if err := b.sc.Write(p[i : i+j]); err != nil {
+			return i, err
+		}
+		return i + j - 1, nil
+	}
+	return i, nil // sseIgnore
+}
+
+// nameByte takes a byte at the start of a line or in a field's name.
+func (b *sseGuard) nameByte(c byte) {
+	if b.state == sseLineStart {
+		if !b.inEvent {
+			b.inEvent, b.start = true, b.g.now()
+		}
+		if c == ':' {
+			b.state = sseIgnore
+			return
+		}
+		b.nameLen = 0
+		b.state = sseName
+		b.appendName(c)
+		return
+	}
+	if c == ':' {
+		if b.isData() {
+			b.state = sseDataSpace
+		} else {
+			b.state = sseIgnore
+		}
+		return
+	}
+	b.appendName(c)
 }
 
 func (b *sseGuard) appendName(c byte) {

@@ -138,43 +138,13 @@ type protectedHeader struct {
 func (v *Verifier) verifyOne(ctx context.Context, sig a2a.AgentCardSignature, payloads [][]byte, cardURL string,
 	pinned *jose.JSONWebKeySet, sets map[string]*jose.JSONWebKeySet,
 ) (Result, error) {
-	hb, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(sig.Protected, "="))
-	if err != nil || len(hb) > 4096 {
-		return Result{}, fmt.Errorf("%w: not base64url", ErrBadHeader)
+	h, alg, err := parseProtected(sig.Protected)
+	if err != nil {
+		return Result{}, err
 	}
-	var h protectedHeader
-	if err := json.Unmarshal(hb, &h); err != nil {
-		return Result{}, fmt.Errorf("%w: %w", ErrBadHeader, err)
-	}
-	if len(h.Crit) > 0 {
-		return Result{}, fmt.Errorf("%w: it names critical extensions", ErrBadHeader)
-	}
-	if h.Kid == "" {
-		return Result{}, fmt.Errorf("%w: no kid", ErrBadHeader)
-	}
-	alg := jose.SignatureAlgorithm(h.Alg)
-	if !acceptedAlgorithm(alg) {
-		return Result{}, fmt.Errorf("%w: %q", ErrAlgorithm, clip(h.Alg, 20))
-	}
-	var set *jose.JSONWebKeySet
-	source := "pinned"
-	switch {
-	case pinned != nil:
-		set = pinned
-	case h.JKU != "":
-		if err := sameOrigin(h.JKU, cardURL); err != nil {
-			return Result{}, err
-		}
-		source = h.JKU
-		if set = sets[h.JKU]; set == nil {
-			s, err := v.fetchJWKS(ctx, h.JKU)
-			if err != nil {
-				return Result{}, err
-			}
-			sets[h.JKU], set = s, s
-		}
-	default:
-		return Result{}, ErrNoKey
+	set, source, err := v.keySet(ctx, h.JKU, cardURL, pinned, sets)
+	if err != nil {
+		return Result{}, err
 	}
 	keys := set.Key(h.Kid)
 	if len(keys) == 0 {
@@ -184,30 +154,102 @@ func (v *Verifier) verifyOne(ctx context.Context, sig a2a.AgentCardSignature, pa
 	protected := strings.TrimRight(sig.Protected, "=")
 	var lastErr error
 	for _, k := range keys {
-		if k.Use != "" && k.Use != "sig" || k.Algorithm != "" && k.Algorithm != string(alg) {
-			lastErr = fmt.Errorf("%w: key %q is not for %s signatures", ErrUnknownKey, clip(h.Kid, 100), alg)
+		k, err := usableKey(k, h.Kid, alg)
+		if err != nil {
+			lastErr = err
 			continue
 		}
-		if !k.IsPublic() {
-			k = k.Public()
-			if !k.Valid() {
-				lastErr = fmt.Errorf("%w: key %q is not a public key", ErrUnknownKey, clip(h.Kid, 100))
-				continue
-			}
+		ok, err := verifyPayloads(k, protected+".."+sigBytes, payloads, alg, h.Kid)
+		if ok {
+			return Result{Status: StatusVerified, KeyID: h.Kid, Algorithm: string(alg), KeySource: source}, nil
 		}
-		for _, p := range payloads {
-			jws, err := jose.ParseDetached(protected+".."+sigBytes, p, []jose.SignatureAlgorithm{alg})
-			if err != nil {
-				lastErr = fmt.Errorf("%w: %w", ErrBadHeader, err)
-				break
-			}
-			if _, err := jws.Verify(k); err == nil {
-				return Result{Status: StatusVerified, KeyID: h.Kid, Algorithm: string(alg), KeySource: source}, nil
-			}
-			lastErr = fmt.Errorf("%w (key %q)", ErrBadSignature, clip(h.Kid, 100))
+		if err != nil {
+			lastErr = err
 		}
 	}
 	return Result{}, lastErr
+}
+
+// parseProtected decodes and checks a signature's protected header: a
+// key id, no critical extensions, an accepted algorithm.
+func parseProtected(protected string) (protectedHeader, jose.SignatureAlgorithm, error) {
+	var h protectedHeader
+	hb, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(protected, "="))
+	if err != nil || len(hb) > 4096 {
+		return h, "", fmt.Errorf("%w: not base64url", ErrBadHeader)
+	}
+	if err := json.Unmarshal(hb, &h); err != nil {
+		return h, "", fmt.Errorf("%w: %w", ErrBadHeader, err)
+	}
+	if len(h.Crit) > 0 {
+		return h, "", fmt.Errorf("%w: it names critical extensions", ErrBadHeader)
+	}
+	if h.Kid == "" {
+		return h, "", fmt.Errorf("%w: no kid", ErrBadHeader)
+	}
+	alg := jose.SignatureAlgorithm(h.Alg)
+	if !acceptedAlgorithm(alg) {
+		return h, "", fmt.Errorf("%w: %q", ErrAlgorithm, clip(h.Alg, 20))
+	}
+	return h, alg, nil
+}
+
+// keySet is the key set to verify with and where it came from: the pinned
+// set, else the one at the header's jku (same origin as the card; fetched
+// once per card into sets).
+func (v *Verifier) keySet(ctx context.Context, jku, cardURL string,
+	pinned *jose.JSONWebKeySet, sets map[string]*jose.JSONWebKeySet,
+) (*jose.JSONWebKeySet, string, error) {
+	switch {
+	case pinned != nil:
+		return pinned, "pinned", nil
+	case jku == "":
+		return nil, "", ErrNoKey
+	}
+	if err := sameOrigin(jku, cardURL); err != nil {
+		return nil, "", err
+	}
+	if set := sets[jku]; set != nil {
+		return set, jku, nil
+	}
+	set, err := v.fetchJWKS(ctx, jku)
+	if err != nil {
+		return nil, "", err
+	}
+	sets[jku] = set
+	return set, jku, nil
+}
+
+// usableKey is k's public key if k may make alg signatures.
+func usableKey(k jose.JSONWebKey, kid string, alg jose.SignatureAlgorithm) (jose.JSONWebKey, error) {
+	if k.Use != "" && k.Use != "sig" || k.Algorithm != "" && k.Algorithm != string(alg) {
+		return k, fmt.Errorf("%w: key %q is not for %s signatures", ErrUnknownKey, clip(kid, 100), alg)
+	}
+	if !k.IsPublic() {
+		k = k.Public()
+		if !k.Valid() {
+			return k, fmt.Errorf("%w: key %q is not a public key", ErrUnknownKey, clip(kid, 100))
+		}
+	}
+	return k, nil
+}
+
+// verifyPayloads reports whether the detached signature jws (protected
+// header..signature) of one of the payloads verifies with k; else the
+// last error.
+func verifyPayloads(k jose.JSONWebKey, jws string, payloads [][]byte, alg jose.SignatureAlgorithm, kid string) (bool, error) {
+	var lastErr error
+	for _, p := range payloads {
+		sig, err := jose.ParseDetached(jws, p, []jose.SignatureAlgorithm{alg})
+		if err != nil {
+			return false, fmt.Errorf("%w: %w", ErrBadHeader, err)
+		}
+		if _, err := sig.Verify(k); err == nil {
+			return true, nil
+		}
+		lastErr = fmt.Errorf("%w (key %q)", ErrBadSignature, clip(kid, 100))
+	}
+	return false, lastErr
 }
 
 func acceptedAlgorithm(a jose.SignatureAlgorithm) bool {

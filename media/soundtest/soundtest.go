@@ -119,13 +119,8 @@ func StartServer(ctx context.Context) (s *Server, err error) {
 			s.Close()
 		}
 	}()
-	for _, sub := range []string{"pulse", "state", "config"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
-			return nil, fmt.Errorf("soundtest: %w", err)
-		}
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("soundtest: %w", err)
+	if err := makeServerDirs(dir); err != nil {
+		return nil, err
 	}
 	// Own state and config homes: wireplumber remembers defaults there and
 	// must not carry them from one test (or the user's session) to the next.
@@ -137,42 +132,71 @@ func StartServer(ctx context.Context) (s *Server, err error) {
 		"XDG_STATE_HOME=" + filepath.Join(dir, "state"),
 		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
 	}
-	log, err := os.Create(filepath.Join(dir, "server.log"))
+	log, err := os.Create(filepath.Join(dir, "server.log")) // #nosec G304 -- a fixed name in the server's own temporary folder
 	if err != nil {
 		return nil, fmt.Errorf("soundtest: %w", err)
 	}
 	defer log.Close()
 
-	// the session bus wireplumber needs
+	if err := s.startBus(ctx, log); err != nil {
+		return nil, err
+	}
+	if err := s.startSoundServer(ctx, log); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// makeServerDirs makes the server's folders, private to the user.
+func makeServerDirs(dir string) error {
+	for _, sub := range []string{"pulse", "state", "config"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			return fmt.Errorf("soundtest: %w", err)
+		}
+	}
+	if err := os.Chmod(dir, 0o700); err != nil { // #nosec G302 -- a folder needs x to be entered; 0700 is owner-only
+		return fmt.Errorf("soundtest: %w", err)
+	}
+	return nil
+}
+
+// startBus starts the session bus wireplumber needs and adds its address
+// to the server's environment.
+func (s *Server) startBus(ctx context.Context, log *os.File) error {
 	bus := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1")
 	bus.Env = s.baseEnv()
 	out, err := bus.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("soundtest: %w", err)
+		return fmt.Errorf("soundtest: %w", err)
 	}
 	bus.Stderr = log
 	if err := s.start(bus); err != nil {
-		return nil, err
+		return err
 	}
 	addr, err := firstLine(ctx, out)
 	if err != nil {
-		return nil, fmt.Errorf("soundtest: dbus-daemon: %w", err)
+		return fmt.Errorf("soundtest: dbus-daemon: %w", err)
 	}
 	s.env = append(s.env, "DBUS_SESSION_BUS_ADDRESS="+addr)
+	return nil
+}
 
+// startSoundServer starts PipeWire, WirePlumber and pipewire-pulse and
+// waits until pactl gets an answer.
+func (s *Server) startSoundServer(ctx context.Context, log *os.File) error {
 	for _, name := range []string{"pipewire", "wireplumber", "pipewire-pulse"} {
-		cmd := exec.Command(name)
+		cmd := exec.Command(name) // #nosec G204 -- one of the three sound-server programs listed just above
 		cmd.Env = s.baseEnv()
 		cmd.Stdout, cmd.Stderr = log, log
 		if err := s.start(cmd); err != nil {
-			return nil, err
+			return err
 		}
 		if name == "pipewire" {
 			if err := waitFor(ctx, func() bool {
-				_, err := os.Stat(filepath.Join(dir, "pipewire-0"))
+				_, err := os.Stat(filepath.Join(s.Dir, "pipewire-0"))
 				return err == nil
 			}); err != nil {
-				return nil, fmt.Errorf("soundtest: pipewire did not start: %w (log %s)", err, log.Name())
+				return fmt.Errorf("soundtest: pipewire did not start: %w (log %s)", err, log.Name())
 			}
 		}
 	}
@@ -180,9 +204,9 @@ func StartServer(ctx context.Context) (s *Server, err error) {
 		_, err := s.Pactl(ctx, "info")
 		return err == nil
 	}); err != nil {
-		return nil, fmt.Errorf("soundtest: pipewire-pulse does not answer: %w (log %s)", err, log.Name())
+		return fmt.Errorf("soundtest: pipewire-pulse does not answer: %w (log %s)", err, log.Name())
 	}
-	return s, nil
+	return nil
 }
 
 func (s *Server) baseEnv() []string {
@@ -260,7 +284,7 @@ func (s *Server) Use(tb testing.TB) {
 func (s *Server) Pactl(ctx context.Context, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "pactl", args...)
+	cmd := exec.CommandContext(ctx, "pactl", args...) // #nosec G204 -- pactl with a test's arguments; exec passes them as arguments, no shell
 	cmd.Env = s.baseEnv()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -404,7 +428,7 @@ func (s *Server) Loopback(tb testing.TB, sink, source string) {
 func (s *Server) pwLink(args ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "pw-link", args...)
+	cmd := exec.CommandContext(ctx, "pw-link", args...) // #nosec G204 -- pw-link with port names of this package; exec passes them as arguments, no shell
 	cmd.Env = s.baseEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("soundtest: pw-link %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))

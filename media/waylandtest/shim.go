@@ -143,16 +143,21 @@ func (st *shimState) fromClient(id, op uint32, args []byte) [][]byte {
 	case id == displayID && op == displayGetRegistry && len(args) >= 4:
 		st.registries[le.Uint32(args)] = true
 	case st.registries[id] && op == registryBind && len(args) >= 4:
-		iface, rest, ok := wireString(args[4:])
-		if ok && len(rest) >= 8 && iface == screencopyIface {
-			st.managers[le.Uint32(rest[4:])] = le.Uint32(rest)
-		}
+		st.bind(args)
 	case st.managers[id] >= 3 && (op == managerCaptureOutput || op == managerCaptureRegion) && len(args) >= 4:
 		st.frames[le.Uint32(args)] = &frameInfo{}
 	case st.frames[id] != nil && op == frameDestroy:
 		delete(st.frames, id)
 	}
 	return nil
+}
+
+// bind notes a screencopy manager a registry bind request creates.
+func (st *shimState) bind(args []byte) {
+	iface, rest, ok := wireString(args[4:])
+	if ok && len(rest) >= 8 && iface == screencopyIface {
+		st.managers[le.Uint32(rest[4:])] = le.Uint32(rest)
+	}
 }
 
 // fromServer inspects an event and returns events to send before it.
@@ -207,9 +212,13 @@ func drmFourCC(shm uint32) uint32 {
 var le = binary.LittleEndian // the wire uses host order; amd64 and arm64 are little-endian
 
 func message(id, op uint32, args ...uint32) []byte {
-	b := make([]byte, 8+4*len(args))
+	size := 8 + 4*len(args)
+	if size > 0xffff { // the wire's size field has 16 bits
+		panic(fmt.Sprintf("waylandtest: message of %d bytes", size))
+	}
+	b := make([]byte, size)
 	le.PutUint32(b, id)
-	le.PutUint32(b[4:], uint32(len(b))<<16|op)
+	le.PutUint32(b[4:], uint32(size)<<16|op)
 	for i, a := range args {
 		le.PutUint32(b[8+4*i:], a)
 	}
@@ -251,41 +260,13 @@ func relay(dst, src *net.UnixConn, inspect func(id, op uint32, args []byte) [][]
 	for {
 		n, oobn, _, _, err := src.ReadMsgUnix(rd, oob)
 		if oobn > 0 {
-			if msgs, perr := syscall.ParseSocketControlMessage(oob[:oobn]); perr == nil {
-				for _, m := range msgs {
-					if f, e := syscall.ParseUnixRights(&m); e == nil {
-						fds = append(fds, f...)
-					}
-				}
-			}
+			fds = append(fds, receivedFDs(oob[:oobn])...)
 		}
 		buf = append(buf, rd[:n]...)
-		var out []byte
-		for len(buf) >= 8 {
-			size := int(le.Uint32(buf[4:]) >> 16)
-			if size < 8 || len(buf) < size {
-				break
-			}
-			id, op := le.Uint32(buf), le.Uint32(buf[4:])&0xffff
-			for _, extra := range inspect(id, op, buf[8:size]) {
-				out = append(out, extra...)
-			}
-			out = append(out, buf[:size]...)
-			buf = buf[size:]
-		}
-		buf = append(buf[:0:0], buf...)
+		out, rest := wholeMessages(buf, inspect)
+		buf = append(rest[:0:0], rest...)
 		if len(out) > 0 {
-			var rights []byte
-			if len(fds) > 0 {
-				rights = syscall.UnixRights(fds...)
-			}
-			n, _, werr := dst.WriteMsgUnix(out, rights, nil)
-			if werr == nil && n < len(out) {
-				_, werr = dst.Write(out[n:])
-			}
-			for _, fd := range fds {
-				_ = syscall.Close(fd)
-			}
+			werr := sendWithFDs(dst, out, fds)
 			fds = fds[:0]
 			if werr != nil {
 				return
@@ -298,4 +279,53 @@ func relay(dst, src *net.UnixConn, inspect func(id, op uint32, args []byte) [][]
 			return
 		}
 	}
+}
+
+// receivedFDs are the file descriptors of a message's control data.
+func receivedFDs(oob []byte) []int {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var fds []int
+	for _, m := range msgs {
+		if f, e := syscall.ParseUnixRights(&m); e == nil {
+			fds = append(fds, f...)
+		}
+	}
+	return fds
+}
+
+// wholeMessages takes the whole messages at the start of buf, each after
+// what inspect returns for it; rest is an incomplete message.
+func wholeMessages(buf []byte, inspect func(id, op uint32, args []byte) [][]byte) (out, rest []byte) {
+	for len(buf) >= 8 {
+		size := int(le.Uint32(buf[4:]) >> 16)
+		if size < 8 || len(buf) < size {
+			break
+		}
+		id, op := le.Uint32(buf), le.Uint32(buf[4:])&0xffff
+		for _, extra := range inspect(id, op, buf[8:size]) {
+			out = append(out, extra...)
+		}
+		out = append(out, buf[:size]...)
+		buf = buf[size:]
+	}
+	return out, buf
+}
+
+// sendWithFDs writes out to dst with fds attached, then closes fds here.
+func sendWithFDs(dst *net.UnixConn, out []byte, fds []int) error {
+	var rights []byte
+	if len(fds) > 0 {
+		rights = syscall.UnixRights(fds...)
+	}
+	n, _, err := dst.WriteMsgUnix(out, rights, nil)
+	if err == nil && n < len(out) {
+		_, err = dst.Write(out[n:])
+	}
+	for _, fd := range fds {
+		_ = syscall.Close(fd)
+	}
+	return err
 }

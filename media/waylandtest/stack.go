@@ -125,25 +125,55 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 			_ = s.Close()
 		}
 	}()
-	// sway's user must reach its own directory below dir
-	if err := os.Chmod(dir, 0o711); err != nil {
-		return nil, fmt.Errorf("waylandtest: %w", err)
+	swayDir, swayConf, err := s.writeSwayConfig(o, uid, gid)
+	if err != nil {
+		return nil, err
 	}
-	swayDir := filepath.Join(dir, "sway")
-	for _, d := range []string{swayDir, s.RuntimeDir, filepath.Join(dir, "config", "xdg-desktop-portal-wlr"), filepath.Join(dir, "data")} {
+	if err := s.startSway(ctx, swayDir, swayConf); err != nil {
+		return nil, err
+	}
+	shim, err := startShim(filepath.Join(s.RuntimeDir, "wayland-shim"), s.WaylandDisplay)
+	if err != nil {
+		return nil, err
+	}
+	s.shim = shim
+	busSock, err := s.writeDesktopConfig()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.startDesktop(ctx, busSock, shim); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// writeSwayConfig makes the stack's folders and sway's configuration,
+// owned by sway's user.
+func (s *Stack) writeSwayConfig(o Options, uid, gid int) (string, string, error) {
+	// sway's user must reach its own directory below dir
+	if err := os.Chmod(s.Dir, 0o711); err != nil { // #nosec G302 -- a test folder: x for sway's user to reach its own folder below, no read
+		return "", "", fmt.Errorf("waylandtest: %w", err)
+	}
+	swayDir := filepath.Join(s.Dir, "sway")
+	for _, d := range []string{swayDir, s.RuntimeDir, filepath.Join(s.Dir, "config", "xdg-desktop-portal-wlr"), filepath.Join(s.Dir, "data")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, fmt.Errorf("waylandtest: %w", err)
+			return "", "", fmt.Errorf("waylandtest: %w", err)
 		}
 	}
 	swayConf := filepath.Join(swayDir, "config")
 	conf := fmt.Sprintf("xwayland disable\noutput %s mode %dx%d bg #203040 solid_color\n", OutputName, o.Width, o.Height)
 	if err := os.WriteFile(swayConf, []byte(conf), 0o600); err != nil {
-		return nil, fmt.Errorf("waylandtest: %w", err)
+		return "", "", fmt.Errorf("waylandtest: %w", err)
 	}
 	if err := chownR(swayDir, uid, gid); err != nil {
-		return nil, err
+		return "", "", err
 	}
+	return swayDir, swayConf, nil
+}
 
+// startSway starts sway headless as the unprivileged user and waits for
+// its Wayland and IPC sockets.
+func (s *Stack) startSway(ctx context.Context, swayDir, swayConf string) error {
 	// sway, as the unprivileged user
 	sway := s.command("sway.log", "runuser", "-u", User, "--", "env", "-i",
 		"PATH=/usr/bin:/bin", "HOME="+swayDir, "XDG_RUNTIME_DIR="+swayDir,
@@ -151,84 +181,89 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		"sway", "-c", swayConf)
 	swayP, err := s.start(sway)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := waitFor(ctx, 15*time.Second, "sway's sockets", func() bool {
 		s.WaylandDisplay = globSocket(swayDir, "wayland-[0-9]*", ".lock")
 		s.swaySock = globSocket(swayDir, "sway-ipc.*.sock", "")
 		return s.WaylandDisplay != "" && s.swaySock != ""
 	}, swayP); err != nil {
-		return nil, s.withLog(err, "sway.log")
+		return s.withLog(err, "sway.log")
 	}
+	return nil
+}
 
-	shim, err := startShim(filepath.Join(s.RuntimeDir, "wayland-shim"), s.WaylandDisplay)
-	if err != nil {
-		return nil, err
-	}
-	s.shim = shim
-
+// writeDesktopConfig writes the session bus's and the wlr portal's
+// configuration; busSock is the bus's socket.
+func (s *Stack) writeDesktopConfig() (string, error) {
 	// xdg-desktop-portal activates the document portal, which mounts a FUSE
 	// file system in the runtime dir that can outlive the stack; the
 	// screen cast does not need it, so its activation is shadowed (the
 	// bus reads $XDG_DATA_HOME/dbus-1/services first) by one that fails
-	svcDir := filepath.Join(dir, "data", "dbus-1", "services")
+	svcDir := filepath.Join(s.Dir, "data", "dbus-1", "services")
 	if err := os.MkdirAll(svcDir, 0o700); err != nil {
-		return nil, fmt.Errorf("waylandtest: %w", err)
+		return "", fmt.Errorf("waylandtest: %w", err)
 	}
 	noDocs := "[D-BUS Service]\nName=org.freedesktop.portal.Documents\nExec=/bin/false\n"
 	if err := os.WriteFile(filepath.Join(svcDir, "org.freedesktop.portal.Documents.service"), []byte(noDocs), 0o600); err != nil {
-		return nil, fmt.Errorf("waylandtest: %w", err)
+		return "", fmt.Errorf("waylandtest: %w", err)
 	}
 
 	busSock := filepath.Join(s.RuntimeDir, "bus")
 	s.BusAddress = "unix:path=" + busSock
-	busConf := filepath.Join(dir, "bus.conf")
+	busConf := filepath.Join(s.Dir, "bus.conf")
 	if err := os.WriteFile(busConf, []byte(busConfig(busSock)), 0o600); err != nil {
-		return nil, fmt.Errorf("waylandtest: %w", err)
+		return "", fmt.Errorf("waylandtest: %w", err)
 	}
 	wlrConf := fmt.Sprintf("[screencast]\nchooser_type=none\noutput_name=%s\nmax_fps=30\n", OutputName)
-	if err := os.WriteFile(filepath.Join(dir, "config", "xdg-desktop-portal-wlr", "config"), []byte(wlrConf), 0o600); err != nil {
-		return nil, fmt.Errorf("waylandtest: %w", err)
+	if err := os.WriteFile(filepath.Join(s.Dir, "config", "xdg-desktop-portal-wlr", "config"), []byte(wlrConf), 0o600); err != nil {
+		return "", fmt.Errorf("waylandtest: %w", err)
 	}
+	return busSock, nil
+}
 
+// startDesktop starts the session bus, PipeWire, WirePlumber and the
+// portals, each once the one before is ready.
+func (s *Stack) startDesktop(ctx context.Context, busSock string, shim *dmabufShim) error {
+	busConf := filepath.Join(s.Dir, "bus.conf")
 	bus := s.command("dbus.log", "dbus-daemon", "--nofork", "--config-file="+busConf)
 	busP, err := s.start(bus)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := waitFor(ctx, 10*time.Second, "the session bus", func() bool { return exists(busSock) }, busP); err != nil {
-		return nil, s.withLog(err, "dbus.log")
+		return s.withLog(err, "dbus.log")
 	}
 	pw := s.command("pipewire.log", "pipewire")
 	pwP, err := s.start(pw)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := waitFor(ctx, 10*time.Second, "PipeWire", func() bool { return exists(filepath.Join(s.RuntimeDir, "pipewire-0")) }, pwP); err != nil {
-		return nil, s.withLog(err, "pipewire.log")
+		return s.withLog(err, "pipewire.log")
 	}
 	wp := s.command("wireplumber.log", "wireplumber")
 	if _, err := s.start(wp); err != nil {
-		return nil, err
+		return err
 	}
 	xdpw := s.command("xdpw.log", "/usr/libexec/xdg-desktop-portal-wlr", "-l", "DEBUG")
 	xdpw.Env = append(xdpw.Env, "WAYLAND_DISPLAY="+shim.ln.Addr().String())
 	xdpwP, err := s.start(xdpw)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.waitName(ctx, "org.freedesktop.impl.portal.desktop.wlr", xdpwP); err != nil {
-		return nil, s.withLog(err, "xdpw.log")
+		return s.withLog(err, "xdpw.log")
 	}
 	xdp := s.command("xdp.log", "/usr/libexec/xdg-desktop-portal", "-v")
 	xdpP, err := s.start(xdp)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.waitName(ctx, "org.freedesktop.portal.Desktop", xdpP); err != nil {
-		return nil, s.withLog(err, "xdp.log")
+		return s.withLog(err, "xdp.log")
 	}
-	return s, nil
+	return nil
 }
 
 // env is the environment of the programs that run as the test's user.
@@ -249,11 +284,11 @@ func (s *Stack) env() []string {
 // command makes a program of the stack; it lives until Close, whatever
 // the context of Start.
 func (s *Stack) command(logName, name string, args ...string) *exec.Cmd {
-	cmd := exec.Command(name, args...)
+	cmd := exec.Command(name, args...) // #nosec G204 -- the test stack's own programs (sway, xdg-desktop-portal, ...), named by this package
 	cmd.Env = s.env()
 	cmd.Dir = s.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if f, err := os.Create(filepath.Join(s.Dir, logName)); err == nil {
+	if f, err := os.Create(filepath.Join(s.Dir, logName)); err == nil { // #nosec G304 -- a log file name of this package, in the stack's own temporary folder
 		cmd.Stdout, cmd.Stderr = f, f
 	}
 	return cmd
@@ -291,7 +326,7 @@ func (s *Stack) waitName(ctx context.Context, name string, p *proc) error {
 
 // Log returns the named program log ("sway.log", "xdpw.log", "xdp.log", ...).
 func (s *Stack) Log(name string) string {
-	b, _ := os.ReadFile(filepath.Join(s.Dir, name))
+	b, _ := os.ReadFile(filepath.Join(s.Dir, name)) // #nosec G304 -- a test reads a log of the stack's own temporary folder
 	return string(b)
 }
 
@@ -305,6 +340,7 @@ func (s *Stack) withLog(err error, name string) error {
 
 // Paint fills the output with a colour ("#rrggbb"), through sway's IPC.
 func (s *Stack) Paint(ctx context.Context, color string) error {
+	// #nosec G204 -- swaymsg with a colour from the test; exec passes it as one argument, no shell
 	cmd := exec.CommandContext(ctx, "swaymsg", "-s", s.swaySock, "output", OutputName, "bg", color, "solid_color")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("waylandtest: swaymsg: %w: %s", err, out)
@@ -334,6 +370,7 @@ func (s *Stack) StopBackend() error {
 // "enable", "mode 800x600", ...).
 func (s *Stack) Output(ctx context.Context, command string) error {
 	args := append([]string{"-s", s.swaySock, "output", OutputName}, strings.Fields(command)...)
+	// #nosec G204 -- swaymsg with an output command from the test; exec passes the words as arguments, no shell
 	if out, err := exec.CommandContext(ctx, "swaymsg", args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("waylandtest: swaymsg output %s: %w: %s", command, err, out)
 	}
@@ -402,7 +439,7 @@ func chownR(dir string, uid, gid int) error {
 		if err != nil {
 			return err
 		}
-		return os.Lchown(p, uid, gid)
+		return os.Lchown(p, uid, gid) // #nosec G122 -- the stack's own fresh temporary folder; Lchown does not follow a link
 	})
 }
 

@@ -98,6 +98,25 @@ func ErrorFromStatus(ctx context.Context, method string, err error) error {
 			return a2a.TransportError(ctx, method, errors.Join(context.Cause(ctx), err))
 		}
 	}
+	code, found, data := statusDetails(st)
+	if !found {
+		if code, found = rpcCodeFor(st.Code()); !found {
+			return fmt.Errorf("a2a: %s: %w", method, err)
+		}
+	}
+	e := &a2a.RPCError{Code: code, Message: st.Message(), Method: method}
+	if len(data) > 0 {
+		if b, err := json.Marshal(data); err == nil {
+			e.Data = b
+		}
+	}
+	return e
+}
+
+// statusDetails reads a status's details: the A2A error code named by the
+// first ErrorInfo of domain a2a-protocol.org (or none) with a known reason
+// (false if there is none), and the details as JSON-RPC error data.
+func statusDetails(st *status.Status) (int, bool, []json.RawMessage) {
 	code, found := 0, false
 	var data []json.RawMessage
 	for _, d := range st.Details() {
@@ -118,16 +137,5 @@ func ErrorFromStatus(ctx context.Context, method string, err error) error {
 			}
 		}
 	}
-	if !found {
-		if code, found = rpcCodeFor(st.Code()); !found {
-			return fmt.Errorf("a2a: %s: %w", method, err)
-		}
-	}
-	e := &a2a.RPCError{Code: code, Message: st.Message(), Method: method}
-	if len(data) > 0 {
-		if b, err := json.Marshal(data); err == nil {
-			e.Data = b
-		}
-	}
-	return e
+	return code, found, data
 }

@@ -55,19 +55,7 @@ func ParseError(status int, statusText string, body []byte) error {
 		json.Unmarshal(bytes.TrimSpace(body), &eb) != nil || eb.Error == nil {
 		return he
 	}
-	code, ok := 0, false
-	for _, d := range eb.Error.Details {
-		var info errorInfo
-		if json.Unmarshal(d, &info) != nil || info.Type != TypeErrorInfo {
-			continue
-		}
-		if info.Domain != a2a.ErrorDomain && info.Domain != "" {
-			continue
-		}
-		if code, ok = a2a.CodeForReason(info.Reason); ok {
-			break
-		}
-	}
+	code, ok := codeFromDetails(eb.Error.Details)
 	if !ok {
 		if code, ok = a2a.CodeForHTTPStatus(status); !ok {
 			return he
@@ -80,6 +68,25 @@ func ParseError(status int, statusText string, body []byte) error {
 		}
 	}
 	return e
+}
+
+// codeFromDetails is the A2A error code named by the first
+// google.rpc.ErrorInfo of domain a2a-protocol.org (or none) whose reason
+// is known; false if there is none.
+func codeFromDetails(details []json.RawMessage) (int, bool) {
+	for _, d := range details {
+		var info errorInfo
+		if json.Unmarshal(d, &info) != nil || info.Type != TypeErrorInfo {
+			continue
+		}
+		if info.Domain != a2a.ErrorDomain && info.Domain != "" {
+			continue
+		}
+		if code, ok := a2a.CodeForReason(info.Reason); ok {
+			return code, true
+		}
+	}
+	return 0, false
 }
 
 // EncodeError renders an A2A error as the HTTP status and body the

@@ -180,14 +180,9 @@ func (p *Portal) Start(ctx context.Context, o Options) (_ *Session, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("portal: create session: %w", err)
 	}
-	var handle dbus.ObjectPath
-	switch h := res["session_handle"].Value().(type) {
-	case string:
-		handle = dbus.ObjectPath(h)
-	case dbus.ObjectPath:
-		handle = h
-	default:
-		return nil, fmt.Errorf("portal: create session: no session_handle in %v", res)
+	handle, err := sessionHandle(res)
+	if err != nil {
+		return nil, err
 	}
 	s := &Session{p: p, handle: handle}
 	defer func() {
@@ -196,6 +191,39 @@ func (p *Portal) Start(ctx context.Context, o Options) (_ *Session, err error) {
 		}
 	}()
 
+	sel := p.selectOptions(o)
+	if _, err := p.request(ctx, "SelectSources", sel, handle); err != nil {
+		return nil, fmt.Errorf("portal: select sources: %w", err)
+	}
+	res, err = p.request(ctx, "Start", map[string]dbus.Variant{}, handle, "")
+	if err != nil {
+		return nil, fmt.Errorf("portal: start: %w", err)
+	}
+	s.Streams = parseStreams(res["streams"].Value())
+	if len(s.Streams) == 0 {
+		return nil, ErrNoStream
+	}
+	if t, ok := res["restore_token"].Value().(string); ok {
+		s.RestoreToken = t
+	}
+	return s, nil
+}
+
+// sessionHandle is the session a CreateSession response names.
+func sessionHandle(res map[string]dbus.Variant) (dbus.ObjectPath, error) {
+	switch h := res["session_handle"].Value().(type) {
+	case string:
+		return dbus.ObjectPath(h), nil
+	case dbus.ObjectPath:
+		return h, nil
+	}
+	return "", fmt.Errorf("portal: create session: no session_handle in %v", res)
+}
+
+// selectOptions are the SelectSources options for o: the source types
+// both o and the portal allow, the cursor mode, and (portal version 4)
+// a persistent session restored from o's token.
+func (p *Portal) selectOptions(o Options) map[string]dbus.Variant {
 	types := o.Types
 	if types == 0 {
 		types = SourceMonitor | SourceWindow
@@ -221,21 +249,7 @@ func (p *Portal) Start(ctx context.Context, o Options) (_ *Session, err error) {
 			sel["restore_token"] = dbus.MakeVariant(o.RestoreToken)
 		}
 	}
-	if _, err := p.request(ctx, "SelectSources", sel, handle); err != nil {
-		return nil, fmt.Errorf("portal: select sources: %w", err)
-	}
-	res, err = p.request(ctx, "Start", map[string]dbus.Variant{}, handle, "")
-	if err != nil {
-		return nil, fmt.Errorf("portal: start: %w", err)
-	}
-	s.Streams = parseStreams(res["streams"].Value())
-	if len(s.Streams) == 0 {
-		return nil, ErrNoStream
-	}
-	if t, ok := res["restore_token"].Value().(string); ok {
-		s.RestoreToken = t
-	}
-	return s, nil
+	return sel
 }
 
 // OpenPipeWireRemote returns a connection to the PipeWire server on which
