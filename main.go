@@ -55,7 +55,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	initlog.Release(stderr, true)
-	demo, send := &opts.demo, &opts.send
 	path, err := historyPath(opts.data)
 	if err != nil {
 		fmt.Fprintf(stderr, "aimdesk: %v\n", err)
@@ -77,7 +76,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cfg.MessageMetadata = md
-	if *demo {
+	if opts.demo {
 		srv, err := startDemoAgent(ctx)
 		if err != nil {
 			fmt.Fprintf(stderr, "aimdesk: %v\n", err)
@@ -89,47 +88,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	startMemoryHelpers(ctx, stderr)
 	a := fyneapp.NewWithID(appID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
-	var (
-		st   *store.Store
-		core *app.Core
-	)
-	defer func() { closeHistory(core, st) }()
-	// start opens the history and the main window; on a history that cannot
-	// be opened it shows why and the way out instead.
-	var start func() error
-	start = func() error {
-		s, err := store.Open(ctx, path)
-		if err != nil {
-			ui.ShowStartupError(a, err, func() error {
-				if _, merr := store.MoveAside(path); merr != nil {
-					return merr
-				}
-				return start()
-			})
-			return err
-		}
-		c, err := app.New(ctx, app.Config{Store: s, DemoAgentURL: cfg.DemoAgentURL, MessageMetadata: cfg.MessageMetadata})
-		if err != nil {
-			_ = s.Close()
-			ui.ShowStartupError(a, err, nil)
-			return err
-		}
-		st, core = s, c
-		wcfg := ui.Config{SendOnStart: *send}
-		if *demo {
-			wcfg.OpenAgentID = app.DemoAgentID
-		}
-		w := ui.New(ctx, a, c, wcfg)
-		w.Show()
-		if opts.agentURL != "" || opts.open != "" {
-			w.HandleLaunch(ui.Launch{AddAgentURL: opts.agentURL, OpenConversation: opts.open})
-		}
-		if inst != nil {
-			go serveLaunches(ctx, inst, w, stderr)
-		}
-		return nil
-	}
-	_ = start()
+	w := &windowStart{ctx: ctx, a: a, path: path, cfg: cfg, opts: opts, inst: inst, stderr: stderr}
+	defer func() { closeHistory(w.core, w.st) }()
+	_ = w.start()
 	go func() {
 		<-ctx.Done()
 		fyne.Do(a.Quit)
@@ -140,6 +101,56 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // parseLaunchOrExit parses the app's flags; false (with the exit code)
 // when they are wrong, ask for help or for the version.
+// windowStart opens the history and the main window of one launch.
+type windowStart struct {
+	ctx    context.Context
+	a      fyne.App
+	path   string
+	cfg    app.Config
+	opts   launchOptions
+	inst   *instance.Listener
+	stderr io.Writer
+
+	st   *store.Store // set once the history is open
+	core *app.Core
+}
+
+// start opens the history and the main window; on a history that cannot
+// be opened it shows why and the way out instead (moving it aside, then
+// starting again).
+func (l *windowStart) start() error {
+	s, err := store.Open(l.ctx, l.path)
+	if err != nil {
+		ui.ShowStartupError(l.a, err, func() error {
+			if _, merr := store.MoveAside(l.path); merr != nil {
+				return merr
+			}
+			return l.start()
+		})
+		return err
+	}
+	c, err := app.New(l.ctx, app.Config{Store: s, DemoAgentURL: l.cfg.DemoAgentURL, MessageMetadata: l.cfg.MessageMetadata})
+	if err != nil {
+		_ = s.Close()
+		ui.ShowStartupError(l.a, err, nil)
+		return err
+	}
+	l.st, l.core = s, c
+	wcfg := ui.Config{SendOnStart: l.opts.send}
+	if l.opts.demo {
+		wcfg.OpenAgentID = app.DemoAgentID
+	}
+	w := ui.New(l.ctx, l.a, c, wcfg)
+	w.Show()
+	if l.opts.agentURL != "" || l.opts.open != "" {
+		w.HandleLaunch(ui.Launch{AddAgentURL: l.opts.agentURL, OpenConversation: l.opts.open})
+	}
+	if l.inst != nil {
+		go serveLaunches(l.ctx, l.inst, w, l.stderr)
+	}
+	return nil
+}
+
 func parseLaunchOrExit(args []string, stdout, stderr io.Writer) (launchOptions, int, bool) {
 	opts, err := parseLaunch(args, stderr)
 	if err != nil {

@@ -799,36 +799,17 @@ func (c *Call) reconcile() {
 			parts = append(parts, c.participant(rp))
 			for _, tp := range rp.TrackPublications() {
 				pub, ok := tp.(*lksdk.RemoteTrackPublication)
-				if ok && pub.Kind() == lksdk.TrackKindVideo {
-					if tr := pub.TrackRemote(); tr != nil {
-						vpubs[pub.SID()] = remoteVideoPub{track: tr, pub: pub, rp: rp}
-					}
+				if !ok {
 					continue
 				}
-				if !ok || pub.Kind() != lksdk.TrackKindAudio {
-					continue
+				switch tr := pub.TrackRemote(); {
+				case tr == nil:
+				case pub.Kind() == lksdk.TrackKindVideo:
+					vpubs[pub.SID()] = remoteVideoPub{track: tr, pub: pub, rp: rp}
+				case pub.Kind() == lksdk.TrackKindAudio:
+					seen[pub.SID()] = true
+					c.subscribeAudio(pub.SID(), tr)
 				}
-				tr := pub.TrackRemote()
-				if tr == nil {
-					continue
-				}
-				sid := pub.SID()
-				seen[sid] = true
-				if ra, ok := c.subs[sid]; ok && ra.track == tr {
-					continue
-				} else if ok {
-					c.closeRemote(sid, ra)
-				}
-				sub, err := audio.Subscribe(tr, audio.SubscriberConfig{
-					Meter: &c.agentMeter, OnPCM: c.onRemotePCM,
-					Jitter: jitter.Config{MaxDelay: c.e.cfg.MaxPlaybackLatency},
-				})
-				if err != nil {
-					c.n.send(Event{Err: err})
-					continue
-				}
-				c.mixer.Add(sub)
-				c.subs[sid] = &remoteAudio{track: tr, sub: sub}
 			}
 		}
 	}
@@ -846,6 +827,27 @@ func (c *Call) reconcile() {
 		c.st.Participants = parts
 		c.n.send(Event{Participants: cloneParticipants(parts)})
 	}
+}
+
+// subscribeAudio plays the remote audio track tr (publication sid) through
+// the jitter buffer and the mixer, unless it is played already; a track
+// that replaced the publication's earlier one replaces its subscriber.
+func (c *Call) subscribeAudio(sid string, tr *webrtc.TrackRemote) {
+	if ra, ok := c.subs[sid]; ok && ra.track == tr {
+		return
+	} else if ok {
+		c.closeRemote(sid, ra)
+	}
+	sub, err := audio.Subscribe(tr, audio.SubscriberConfig{
+		Meter: &c.agentMeter, OnPCM: c.onRemotePCM,
+		Jitter: jitter.Config{MaxDelay: c.e.cfg.MaxPlaybackLatency},
+	})
+	if err != nil {
+		c.n.send(Event{Err: err})
+		return
+	}
+	c.mixer.Add(sub)
+	c.subs[sid] = &remoteAudio{track: tr, sub: sub}
 }
 
 func (c *Call) closeRemote(sid string, ra *remoteAudio) {

@@ -101,7 +101,7 @@ func (a *ackMeter) recorder(info *interceptor.StreamInfo, w interceptor.RTPWrite
 	var id uint8
 	for _, x := range info.RTPHeaderExtensions {
 		if x.URI == transportCCURI {
-			id = uint8(x.ID) //nolint:gosec // extension ids are 1..14
+			id = uint8(x.ID) // #nosec G115 -- header extension ids are 1..14 (RFC 8285 one-byte form)
 		}
 	}
 	if id == 0 {
@@ -187,17 +187,38 @@ func (r report) carriedRate() float64 {
 // minLossPackets: packets after the first loss that measure the link.
 const minLossPackets = 6
 
+// recvClock follows a feedback report's receive times over its packets.
+type recvClock struct {
+	d       int           // next receive delta
+	at      time.Duration // since the first received packet
+	started bool          // the first received packet was seen
+}
+
+// step moves over one packet of fb with status s; first reports the first
+// received packet (the clock's origin); later received packets advance the
+// clock by their delta.
+func (c *recvClock) step(s uint16, fb *rtcp.TransportLayerCC) (first bool) {
+	if (s != rtcp.TypeTCCPacketReceivedSmallDelta && s != rtcp.TypeTCCPacketReceivedLargeDelta) || c.d >= len(fb.RecvDeltas) {
+		return false
+	}
+	if c.started {
+		c.at += time.Duration(fb.RecvDeltas[c.d].Delta) * time.Microsecond
+	} else {
+		c.started, first = true, true
+	}
+	c.d++
+	return first
+}
+
 func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
 	var r report
 	st := statuses(fb)
-	d := 0
-	var at time.Duration
-	first := true
+	var clk recvClock
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var sentFirst, sentLast time.Time
 	for i, s := range st {
-		seq := fb.BaseSequenceNumber + uint16(i) //nolint:gosec // wraps like the sequence numbers
+		seq := fb.BaseSequenceNumber + uint16(i) // #nosec G115 -- wraps like the sequence numbers
 		r.packets++
 		p := a.sent[seq%uint16(len(a.sent))]
 		known := p.ok && p.seq == seq
@@ -216,16 +237,8 @@ func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
 			}
 			continue
 		}
-		isFirst := false
-		if (s == rtcp.TypeTCCPacketReceivedSmallDelta || s == rtcp.TypeTCCPacketReceivedLargeDelta) && d < len(fb.RecvDeltas) {
-			if first {
-				isFirst, first = true, false
-			} else {
-				at += time.Duration(fb.RecvDeltas[d].Delta) * time.Microsecond
-			}
-			d++
-		}
-		if !known || first {
+		isFirst := clk.step(s, fb)
+		if !known || !clk.started {
 			continue
 		}
 		// the rate is what arrived after the first packet, over the span
@@ -233,10 +246,10 @@ func (a *ackMeter) read(fb *rtcp.TransportLayerCC) report {
 			r.bytes += p.size
 		}
 		if r.lost > 0 {
-			r.arrivedAfterLoss(at, p.size)
+			r.arrivedAfterLoss(clk.at, p.size)
 		}
 	}
-	r.span = at
+	r.span = clk.at
 	r.sentSpan = sentLast.Sub(sentFirst)
 	return r
 }

@@ -100,31 +100,39 @@ type Ladder struct {
 // Next returns the settings for budget (from VideoBudget) at now, within
 // the limits of max (a preset's size, frame rate and bit rate).
 func (l *Ladder) Next(budget int, limit Video, now time.Time) Video {
+	l.move(budget, now)
+	s := ladder[l.step]
+	v := limit
+	v.BitRate = min(budget, limit.BitRate)
+	v.MaxWidth = lowerLimit(v.MaxWidth, s.MaxWidth)
+	v.MaxHeight = lowerLimit(v.MaxHeight, s.MaxHeight)
+	v.FPS = lowerLimit(v.FPS, s.FPS)
+	return v
+}
+
+// move takes the ladder's step for budget at now: down at once while the
+// budget is under the step's floor, up one step once it has stayed
+// upMargin over the floor of the step above for upHold.
+func (l *Ladder) move(budget int, now time.Time) {
 	for l.step < len(ladder)-1 && budget < ladder[l.step].MinBitRate {
 		l.step++
 		l.upSince = time.Time{}
 	}
-	if l.step > 0 && float64(budget) >= upMargin*float64(ladder[l.step-1].MinBitRate) {
-		if l.upSince.IsZero() {
-			l.upSince = now
-		} else if now.Sub(l.upSince) >= upHold {
-			l.step--
-			l.upSince = time.Time{}
-		}
-	} else {
+	switch {
+	case l.step == 0 || float64(budget) < upMargin*float64(ladder[l.step-1].MinBitRate):
+		l.upSince = time.Time{}
+	case l.upSince.IsZero():
+		l.upSince = now
+	case now.Sub(l.upSince) >= upHold:
+		l.step--
 		l.upSince = time.Time{}
 	}
-	s := ladder[l.step]
-	v := limit
-	v.BitRate = min(budget, limit.BitRate)
-	if s.MaxWidth > 0 && (v.MaxWidth == 0 || v.MaxWidth > s.MaxWidth) {
-		v.MaxWidth = s.MaxWidth
-	}
-	if s.MaxHeight > 0 && (v.MaxHeight == 0 || v.MaxHeight > s.MaxHeight) {
-		v.MaxHeight = s.MaxHeight
-	}
-	if s.FPS > 0 && (v.FPS == 0 || v.FPS > s.FPS) {
-		v.FPS = s.FPS
+}
+
+// lowerLimit is the lower of two limits, where 0 means none.
+func lowerLimit[T int | float64](v, limit T) T {
+	if limit > 0 && (v == 0 || v > limit) {
+		return limit
 	}
 	return v
 }

@@ -147,8 +147,8 @@ func (p *pacer) Write(h *rtp.Header, payload []byte, attrs interceptor.Attribute
 		return w.Write(h, payload, attrs)
 	}
 	q := queued{h: h.Clone(), p: append([]byte(nil), payload...), attrs: attrs, at: now}
-	if last, ok := p.highest[h.SSRC]; ok && int16(h.SequenceNumber-last) <= 0 {
-		if k, ok := p.keySeq[h.SSRC]; ok && int16(h.SequenceNumber-k) < 0 {
+	if last, ok := p.highest[h.SSRC]; ok && seqDiff(h.SequenceNumber, last) <= 0 {
+		if k, ok := p.keySeq[h.SSRC]; ok && seqDiff(h.SequenceNumber, k) < 0 {
 			// a retransmission from before the newest keyframe: nothing
 			// needs it (after the uplink fell, the SFU's NACKs for what
 			// the bottleneck dropped would go ahead of the keyframe)
@@ -373,4 +373,10 @@ func (m *rateMeter) rate(now time.Time) int {
 		sum += b
 	}
 	return sum * 8
+}
+
+// seqDiff is how far RTP sequence number a is after b (negative: before),
+// across the wrap.
+func seqDiff(a, b uint16) int16 {
+	return int16(a - b) // #nosec G115 -- the wrap is the point: modular difference read as signed
 }

@@ -270,18 +270,10 @@ func (cw *callWindow) applyMedia(ev media.Event) {
 		cw.micMeter.SetLevel(ev.Levels.Mic)
 	}
 	if ev.Local != nil {
-		cw.local = *ev.Local
-		cw.muted, cw.ptt = ev.Local.Mic.Muted, ev.Local.Mic.PushToTalk
-		if !cw.ptt {
-			cw.pttDown = false
-		}
+		cw.applyLocal(*ev.Local)
 	}
 	if ev.Participants != nil {
-		if p, ok := agentParticipant(ev.Participants); ok && p.AgentState != "" && p.AgentState != cw.mediaState {
-			cw.mediaState = p.AgentState
-			cw.setAgentState(p.AgentState)
-		}
-		cw.applyVideoTracks(ev.Participants)
+		cw.applyParticipants(ev.Participants)
 	}
 	if ev.Duplex != nil || ev.Audio != nil {
 		cw.showAudioNotes(ev)
@@ -296,6 +288,25 @@ func (cw *callWindow) applyMedia(ev media.Event) {
 		cw.setStatus(callErrText(ev.Err), widget.WarningImportance, false)
 	}
 	cw.updateControls()
+}
+
+// applyLocal takes the state of what the user publishes.
+func (cw *callWindow) applyLocal(l media.LocalTracks) {
+	cw.local = l
+	cw.muted, cw.ptt = l.Mic.Muted, l.Mic.PushToTalk
+	if !cw.ptt {
+		cw.pttDown = false
+	}
+}
+
+// applyParticipants takes the room's participants: the agent's state and
+// the video tracks to show.
+func (cw *callWindow) applyParticipants(parts []media.Participant) {
+	if p, ok := agentParticipant(parts); ok && p.AgentState != "" && p.AgentState != cw.mediaState {
+		cw.mediaState = p.AgentState
+		cw.setAgentState(p.AgentState)
+	}
+	cw.applyVideoTracks(parts)
 }
 
 func (cw *callWindow) showAudioNotes(ev media.Event) {
