@@ -21,16 +21,14 @@ import (
 // WSOLA do). Voiced speech and steady tones repeat with their pitch, so
 // the removed period is not heard; a frame with no good match (noise,
 // onsets) is left alone unless it is quiet. It never takes the playout
-// below accelKeep above the goal, so it does not fight the stretching
-// below the band. It works on a clean link only (see Buffer.clean): on a
-// lossy, jittery one the band's slack is what keeps packets in time.
+// below the stretching threshold (see Buffer.accelMax), so it does not
+// fight the stretching below the band. It works on a clean link only (see
+// Buffer.clean): on a lossy, jittery one the band's slack is what keeps
+// packets in time.
 
 const (
 	// accelAbove is how far above the goal a frame is shortened.
 	accelAbove = 5 * time.Millisecond
-	// accelKeep is how far above the goal shortening stops (0: at the goal;
-	// stretching starts 5 ms below it).
-	accelKeep = 0
 	// accelMinLag and accelMaxLag bound the period removed (samples):
 	// 2.5–10 ms, pitch periods of 100–400 Hz.
 	accelMinLag = Rate * 25 / 10000

@@ -277,19 +277,41 @@ func (b *Buffer) accept(s *slot) {
 		b.firstSeq, b.nextSeq = b.highest, b.highest
 		b.recent = 0
 	}
-	seq := b.highest + int64(int16(s.seq-uint16(b.highest)))
-	ts := b.highestTS + int64(int32(s.ts-uint32(b.highestTS)))
-	arrS := (s.arrival - b.base) * Rate / int64(time.Second)
+	seq, ts, arrS := b.extend(s)
+	if !b.markSeen(seq, ts, arrS) {
+		return
+	}
+	b.received++
+	b.st.received.Store(b.received)
+	b.st.expected.Store(b.highest - b.firstSeq + 1)
+	b.lastArrS = arrS
+	b.updateJitter(arrS, ts)
+	b.addDelay(arrS, arrS-ts)
+	b.keep(s, seq, ts)
+}
+
+// extend returns s's extended sequence number and timestamp (unwrapped
+// around the newest packet's) and its arrival in samples since base,
+// restarting the stream first when the sequence number jumped too far.
+func (b *Buffer) extend(s *slot) (seq, ts, arrS int64) {
+	seq = b.highest + int64(int16(s.seq-uint16(b.highest)))   // #nosec G115 -- RTP sequence numbers wrap: the truncation to 16 bits and the signed distance are the unwrapping
+	ts = b.highestTS + int64(int32(s.ts-uint32(b.highestTS))) // #nosec G115 -- RTP timestamps wrap: the truncation to 32 bits and the signed distance are the unwrapping
+	arrS = (s.arrival - b.base) * Rate / int64(time.Second)
 
 	// a jump this far is a restarted stream: start over
 	if d := seq - b.highest; d > 3000 || d < -3000 {
 		b.restart(s)
 		seq, ts = b.highest, b.highestTS
 	}
-	// duplicate?
-	if d := b.highest - seq; d >= 0 && d < 64 && b.recent&(1<<uint(d)) != 0 {
+	return seq, ts, arrS
+}
+
+// markSeen records seq as received (advancing highest) and reports
+// whether it is new: false for a duplicate of one of the last 64.
+func (b *Buffer) markSeen(seq, ts, arrS int64) bool {
+	if d := b.highest - seq; d >= 0 && d < 64 && b.recent&(1<<uint(d)) != 0 { // #nosec G115 -- d is in [0, 64) here
 		b.st.dups.Add(1)
-		return
+		return false
 	}
 	if seq > b.highest+1 {
 		b.lossAt = arrS // a packet is missing (lost, or late): FEC needs the floor
@@ -299,19 +321,18 @@ func (b *Buffer) accept(s *slot) {
 		if sh >= 64 {
 			b.recent = 0
 		} else {
-			b.recent <<= uint(sh)
+			b.recent <<= uint(sh) // #nosec G115 -- sh is in [1, 64) here
 		}
 		b.recent |= 1
 		b.highest, b.highestTS = seq, ts
 	} else if d := b.highest - seq; d < 64 {
-		b.recent |= 1 << uint(d)
+		b.recent |= 1 << uint(d) // #nosec G115 -- d is in [0, 64) here: seq <= highest
 	}
-	b.received++
-	b.st.received.Store(b.received)
-	b.st.expected.Store(b.highest - b.firstSeq + 1)
-	b.lastArrS = arrS
+	return true
+}
 
-	// RFC 3550 interarrival jitter, in arrival order
+// updateJitter updates the RFC 3550 interarrival jitter, in arrival order.
+func (b *Buffer) updateJitter(arrS, ts int64) {
 	if b.havePrev {
 		d := (arrS - b.prevArrS) - (ts - b.prevTS)
 		if d < 0 {
@@ -321,9 +342,11 @@ func (b *Buffer) accept(s *slot) {
 		b.st.jitter.Store(int64(b.jit))
 	}
 	b.prevArrS, b.prevTS, b.havePrev = arrS, ts, true
+}
 
-	b.addDelay(arrS, arrS-ts)
-
+// keep puts the packet into the reorder store unless it is late or a
+// duplicate.
+func (b *Buffer) keep(s *slot, seq, ts int64) {
 	if b.started && seq < b.nextSeq {
 		b.st.late.Add(1)
 		return
@@ -432,6 +455,18 @@ func (b *Buffer) produce() {
 		b.silence(idleFrame, false)
 		return
 	}
+	cur := b.delayNow()
+	fl := b.frameLen
+	if b.stretchIfLow(cur, fl) {
+		return
+	}
+	b.play(cur, fl)
+}
+
+// delayNow starts the playout at the first pull, skips a loss too long to
+// store, marks a stream that stopped sending idle, jumps the playout when
+// it is far behind, and returns the current delay (samples).
+func (b *Buffer) delayNow() int64 {
 	now := b.nowS()
 	if !b.started {
 		b.started = true
@@ -453,35 +488,45 @@ func (b *Buffer) produce() {
 	b.st.delay.Store(max(cur, 0))
 	b.st.target.Store(b.goal())
 	b.st.lead.Store(b.lead)
-	fl := b.frameLen
-	// the band [target, target+25 ms] is left alone; below it the playout
-	// is stretched back up to the target, above it a frame is dropped: at
-	// once when the frame is quiet or the delay is 45 ms over, else after
-	// overDropFrames frames above the band (so continuous audio, with no
-	// quiet frame to drop, does not keep 45 ms of extra delay for ever)
+	return cur
+}
+
+// stretchIfLow stretches the playout when the delay cur is below the band
+// and reports whether it did (the frame is then produced).
+//
+// The band [target, target+25 ms] is left alone; below it the playout is
+// stretched back up to the target, above it a frame is dropped (see
+// dropWanted).
+func (b *Buffer) stretchIfLow(cur int64, fl int) bool {
 	low := b.goal()
 	if !b.lastQuiet {
 		low -= samples(loudSlack)
 	}
-	if cur < low && b.active {
-		// too close to the edge: stretch to the start of the next pull
-		// (rounded up to 2.5 ms, the Opus PLC unit): the delay is measured
-		// at the pull's start (nowS), so only reaching the next pull gives
-		// the packets more time, a pull's length (10 ms) each time. A
-		// whole frame every time (the first version) overshot by up to
-		// 20 ms, and the band then kept that extra delay: on loopback the
-		// playout sat about 17 ms above its target
-		// (TestPlayoutDelayStaysNearTarget).
-		n := int(min(int64(fl), (b.blockLen-b.offset()+119)/120*120))
-		n = max(n, 120)
-		b.st.inserted.Add(int64(n))
-		if b.lastQuiet {
-			b.silence(n, false)
-		} else {
-			b.conceal(n, false)
-		}
-		return
+	if cur >= low || !b.active {
+		return false
 	}
+	// too close to the edge: stretch to the start of the next pull
+	// (rounded up to 2.5 ms, the Opus PLC unit): the delay is measured
+	// at the pull's start (nowS), so only reaching the next pull gives
+	// the packets more time, a pull's length (10 ms) each time. A
+	// whole frame every time (the first version) overshot by up to
+	// 20 ms, and the band then kept that extra delay: on loopback the
+	// playout sat about 17 ms above its target
+	// (TestPlayoutDelayStaysNearTarget).
+	n := int(min(int64(fl), (b.blockLen-b.offset()+119)/120*120))
+	n = max(n, 120)
+	b.st.inserted.Add(int64(n))
+	if b.lastQuiet {
+		b.silence(n, false)
+	} else {
+		b.conceal(n, false)
+	}
+	return true
+}
+
+// play produces the frame from the stored packets: the due one decoded
+// (or dropped), the missing ones recovered, concealed or left silent.
+func (b *Buffer) play(cur int64, fl int) {
 	dropped := false
 	for {
 		e := b.first()
@@ -501,84 +546,126 @@ func (b *Buffer) produce() {
 			b.nextSeq = e.seq + 1
 			continue
 		}
-		if e.ts <= b.playTS+int64(fl/2) { // due
-			n, err := b.dec.Decode(e.data[:e.n], b.pcm[:])
-			e.valid = false
-			b.nextSeq = e.seq + 1
-			if err != nil || n <= 0 {
-				b.playTS = e.ts + int64(fl)
-				b.conceal(fl, true)
-				return
-			}
-			b.playTS = e.ts + int64(n)
-			b.frameLen = n
-			b.lastDTX = e.n <= 2
-			quiet := power(b.pcm[:n]) < quietPower
-			excess := cur - b.goal()
-			over := excess > samples(25*time.Millisecond)
-			if over {
-				b.overFrames++
-			} else {
-				b.overFrames = 0
-			}
-			if !dropped && (excess > samples(45*time.Millisecond) || (over && (quiet || b.overFrames > overDropFrames))) {
-				b.overFrames = 0
-				// too far behind: drop this frame
-				dropped = true
-				b.st.dropped.Add(1)
-				cur -= int64(n)
-				continue
-			}
-			b.flen = n
-			// a little above the band's floor: shorten the frame by a
-			// pitch period or so (see accelerate), never below the goal
-			if maxL := b.accelMax(excess); maxL > 0 && b.clean(b.lastArrS) {
-				if k := accelerate(b.pcm[:n], maxL, quiet); k > 0 {
-					b.flen = n - k
-					b.st.accelerated.Add(1)
-					b.st.accelSamples.Add(int64(k))
-				}
-			}
-			b.lastQuiet = quiet
-			b.consecConceal = 0
-			b.st.decoded.Add(1)
-			if !b.lastDTX {
-				b.setActive()
-			} else {
-				b.setIdle()
-			}
-			b.emit()
+		if e.ts > b.playTS+int64(fl/2) { // the next packet is in the future
+			b.fillGap(e, fl)
 			return
 		}
-		// the next packet is in the future
-		gap := e.ts - b.playTS
-		if e.seq == b.nextSeq || b.lastDTX || !b.active {
-			// consecutive sequence numbers: a DTX pause, not loss
-			b.silence(int(min(gap, int64(fl))), false)
-			b.playTS += int64(b.flen)
+		// due
+		n, ok := b.decode(e, fl)
+		if !ok {
 			return
 		}
-		// packets before e are missing
-		if gap <= int64(fl) && gap%120 == 0 && hasFEC(e.data[:e.n]) {
-			if err := b.dec.DecodeFEC(e.data[:e.n], b.pcm[:gap:gap]); err == nil {
-				b.flen = int(gap)
-				b.playTS += gap
-				b.consecConceal = 0
-				b.st.fec.Add(1)
-				b.noteActive(b.flen)
-				b.emit()
-				return
-			}
+		quiet := power(b.pcm[:n]) < quietPower
+		excess := cur - b.goal()
+		if drop := b.dropWanted(excess, quiet); drop && !dropped {
+			b.overFrames = 0
+			// too far behind: drop this frame
+			dropped = true
+			b.st.dropped.Add(1)
+			cur -= int64(n)
+			continue
 		}
-		n := int(min(gap, int64(fl)))
-		n -= n % 120
-		if n == 0 {
-			n = fl
-		}
-		b.conceal(n, true)
-		b.playTS += int64(n)
+		b.playDecoded(n, excess, quiet)
 		return
 	}
+}
+
+// decode decodes the due packet e into pcm and returns the frame's length;
+// ok is false when it could not be decoded (the frame is then concealed).
+func (b *Buffer) decode(e *entry, fl int) (n int, ok bool) {
+	n, err := b.dec.Decode(e.data[:e.n], b.pcm[:])
+	e.valid = false
+	b.nextSeq = e.seq + 1
+	if err != nil || n <= 0 {
+		b.playTS = e.ts + int64(fl)
+		b.conceal(fl, true)
+		return 0, false
+	}
+	b.playTS = e.ts + int64(n)
+	b.frameLen = n
+	b.lastDTX = e.n <= 2
+	return n, true
+}
+
+// dropWanted counts the frames above the band and reports whether a frame
+// excess above the goal should be dropped: at once when the frame is quiet
+// or the delay is 45 ms over, else after overDropFrames frames above the
+// band (so continuous audio, with no quiet frame to drop, does not keep
+// 45 ms of extra delay for ever).
+func (b *Buffer) dropWanted(excess int64, quiet bool) bool {
+	over := excess > samples(25*time.Millisecond)
+	if over {
+		b.overFrames++
+	} else {
+		b.overFrames = 0
+	}
+	return excess > samples(45*time.Millisecond) || (over && (quiet || b.overFrames > overDropFrames))
+}
+
+// playDecoded plays the n decoded samples in pcm, shortened when the
+// delay is a little above the band's floor.
+func (b *Buffer) playDecoded(n int, excess int64, quiet bool) {
+	b.flen = n
+	// a little above the band's floor: shorten the frame by a
+	// pitch period or so (see accelerate), never below the goal
+	if maxL := b.accelMax(excess); maxL > 0 && b.clean(b.lastArrS) {
+		if k := accelerate(b.pcm[:n], maxL, quiet); k > 0 {
+			b.flen = n - k
+			b.st.accelerated.Add(1)
+			b.st.accelSamples.Add(int64(k))
+		}
+	}
+	b.lastQuiet = quiet
+	b.consecConceal = 0
+	b.st.decoded.Add(1)
+	if !b.lastDTX {
+		b.setActive()
+	} else {
+		b.setIdle()
+	}
+	b.emit()
+}
+
+// fillGap produces the frame before the next stored packet e, which is in
+// the future: silence in a DTX pause, else the missing packets recovered
+// from e's FEC or concealed.
+func (b *Buffer) fillGap(e *entry, fl int) {
+	gap := e.ts - b.playTS
+	if e.seq == b.nextSeq || b.lastDTX || !b.active {
+		// consecutive sequence numbers: a DTX pause, not loss
+		b.silence(int(min(gap, int64(fl))), false)
+		b.playTS += int64(b.flen)
+		return
+	}
+	// packets before e are missing
+	if b.recoverFEC(e, gap, fl) {
+		return
+	}
+	n := int(min(gap, int64(fl)))
+	n -= n % 120
+	if n == 0 {
+		n = fl
+	}
+	b.conceal(n, true)
+	b.playTS += int64(n)
+}
+
+// recoverFEC produces the gap samples before e from e's in-band FEC and
+// reports whether it could.
+func (b *Buffer) recoverFEC(e *entry, gap int64, fl int) bool {
+	if gap > int64(fl) || gap%120 != 0 || !hasFEC(e.data[:e.n]) {
+		return false
+	}
+	if err := b.dec.DecodeFEC(e.data[:e.n], b.pcm[:gap:gap]); err != nil {
+		return false
+	}
+	b.flen = int(gap)
+	b.playTS += gap
+	b.consecConceal = 0
+	b.st.fec.Add(1)
+	b.noteActive(b.flen)
+	b.emit()
+	return true
 }
 
 // empty handles a pull that found nothing to play.
@@ -745,7 +832,7 @@ func (b *Buffer) Stats() Stats {
 		Packets: c.packets.Load(), Expected: c.expected.Load(), Received: c.received.Load(),
 		Late: c.late.Load(), Duplicates: c.dups.Load(), Overflow: c.overflow.Load(),
 		Decoded: c.decoded.Load(), Concealed: c.concealed.Load(), FECRecovered: c.fec.Load(),
-		Inserted: uint64((c.inserted.Load() + stdFrame - 1) / stdFrame), Dropped: c.dropped.Load(),
+		Inserted: uint64((c.inserted.Load() + stdFrame - 1) / stdFrame), Dropped: c.dropped.Load(), // #nosec G115 -- inserted only grows, by stretches of at least 120 samples: never negative
 		Accelerated: c.accelerated.Load(), AccelTime: Dur(c.accelSamples.Load()), Underruns: c.underruns.Load(),
 		Jitter: Dur(c.jitter.Load()), Delay: Dur(c.delay.Load()), TargetDelay: Dur(c.target.Load()),
 		DeviceLead: Dur(c.lead.Load()),
