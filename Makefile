@@ -98,9 +98,10 @@ membench: ## memory of the real app under Xvfb (mem: lines; fails on a missed go
 	@$(PHASE) membench $(APPENV) scripts/membench.sh $(MEMBENCH_APP)
 
 # demo and test call their steps in order, so they stay in order under make -j.
-test: ## setup, vet, go test -race, smoke, call, pre-join and UI screenshots, package, packagetest
+test: ## setup, vet, lint, go test -race, smoke, call, pre-join and UI screenshots, package, packagetest
 	@$(MAKE) setup
 	@$(MAKE) vet
+	@$(MAKE) lint
 	@$(MAKE) gotest
 	@$(MAKE) smoke
 	@$(MAKE) callshot
