@@ -127,7 +127,7 @@ func TestSurfaceFont(t *testing.T) {
 	// for it; the button still takes the tap.
 	btn := v.Widget("go").(*widget.Button)
 	var label *fontLabel
-	walk(v.Object(), func(o fyne.CanvasObject) {
+	walkAll(v.Object(), func(o fyne.CanvasObject) {
 		if l, ok := o.(*fontLabel); ok {
 			label = l
 		}
@@ -151,27 +151,11 @@ func TestSurfaceFont(t *testing.T) {
 	}
 	// Input widgets keep the app's font (Fyne measures them in it).
 	entry := v.Widget("name").(*widget.Entry)
-	walk(entry, func(o fyne.CanvasObject) {
+	walkAll(entry, func(o fyne.CanvasObject) {
 		if x, ok := o.(*canvas.Text); ok && x.FontSource != nil {
 			t.Errorf("the text field draws %q in %s", x.Text, x.FontSource.Name())
 		}
 	})
-}
-
-// walk calls f on o and everything under it (widgets through their test
-// renderers).
-func walk(o fyne.CanvasObject, f func(fyne.CanvasObject)) {
-	f(o)
-	switch x := o.(type) {
-	case *fyne.Container:
-		for _, c := range x.Objects {
-			walk(c, f)
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(x).Objects() {
-			walk(c, f)
-		}
-	}
 }
 
 func sources(texts []*canvas.Text) []string {
