@@ -104,7 +104,8 @@ func (c *Call) adaptVideo() {
 // videoKeyFrames asks the video encoders for the keyframes congestion
 // control needs (adaptVideo).
 func (c *Call) videoKeyFrames(st congestion.Stats, now time.Time) {
-	// a lossy feedback report (≥ 10 %: NACKs repair the odd loss) said a
+	// a lossy feedback report (≥ 10 %: the odd loss is repaired by a
+	// retransmission, keyframe packets only, or the receiver's PLI) said a
 	// packet was lost that left after the track's last keyframe (the
 	// receiver is missing part of a frame: every frame after
 	// it is undecodable until a keyframe, and on a full link a

@@ -1,6 +1,7 @@
 package congestion
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -163,6 +164,7 @@ func (s *sink) sent() []sent {
 const (
 	audioSSRC = 1111
 	videoSSRC = 2222
+	rtxSSRC   = 3333
 	twccID    = 3
 )
 
@@ -174,7 +176,7 @@ func newTestPacer(t *testing.T, estimate int) (*pacer, *sink) {
 	exts := []interceptor.RTPHeaderExtension{{URI: transportCCURI, ID: twccID}}
 	for _, info := range []*interceptor.StreamInfo{
 		{SSRC: audioSSRC, MimeType: "audio/opus", RTPHeaderExtensions: exts},
-		{SSRC: videoSSRC, MimeType: "video/VP8", RTPHeaderExtensions: exts},
+		{SSRC: videoSSRC, MimeType: "video/VP8", RTPHeaderExtensions: exts, SSRCRetransmission: rtxSSRC, PayloadTypeRetransmission: 97},
 	} {
 		p.register(info, info.SSRC == audioSSRC)
 		p.AddStream(info.SSRC, s.writer())
@@ -291,6 +293,63 @@ func TestPacerRetransmissionsFirstAndKeyFrameFlush(t *testing.T) {
 	if n != 2 || first != 20 {
 		t.Errorf("after retransmissions of 15 and 20 the queue holds %d packets (first %d); want the keyframe's twice", n, first)
 	}
+}
+
+// TestPacerRTX: with RTX negotiated (LiveKit does for video), pion's NACK
+// responder writes a retransmission on the RTX SSRC, the original
+// sequence number first in its payload (RFC 4588). The pacer queues it as
+// a retransmission of the media stream (once within rtxGap, though the SFU
+// repeats its NACK), only for a packet of the newest keyframe (not from
+// before it, not of a delta frame after it), and lets it out through the
+// media stream's writer.
+func TestPacerRTX(t *testing.T) {
+	p, s := newTestPacer(t, 100_000)
+	p.SetTargetBitrate(100_000)
+	for q := uint16(10); q < 20; q++ {
+		if _, err := p.Write(&rtp.Header{SSRC: videoSSRC, SequenceNumber: q}, vp8Payload(q == 10, q == 10, 1188), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.Write(&rtp.Header{SSRC: videoSSRC, SequenceNumber: 20, Timestamp: 3000}, vp8Payload(true, false, 1188), nil); err != nil {
+		t.Fatal(err)
+	}
+	rtx := func(seq, osn uint16, ts uint32) {
+		t.Helper()
+		payload := append([]byte{byte(osn >> 8), byte(osn)}, vp8Payload(false, false, 1188)...)
+		if _, err := p.Write(&rtp.Header{SSRC: rtxSSRC, SequenceNumber: seq, PayloadType: 97, Timestamp: ts}, payload, nil); err != nil {
+			t.Fatalf("RTX packet %d (of %d): %v", seq, osn, err)
+		}
+	}
+	rtx(500, 12, 0)
+	rtx(501, 12, 0)    // the SFU's repeated NACK
+	rtx(502, 5, 0)     // from before the keyframe at 10
+	rtx(503, 20, 3000) // a delta frame's
+	p.mu.Lock()
+	var queued []uint16
+	for _, q := range p.queue {
+		if q.h.SSRC == rtxSSRC {
+			queued = append(queued, q.h.SequenceNumber)
+			if !q.retransmit || q.ssrc != videoSSRC || q.seq != 12 {
+				t.Errorf("RTX packet %d queued as retransmit %v of stream %d seq %d; want a retransmission of %d seq 12", q.h.SequenceNumber, q.retransmit, q.ssrc, q.seq, videoSSRC)
+			}
+		}
+	}
+	p.mu.Unlock()
+	if !slices.Equal(queued, []uint16{500}) {
+		t.Errorf("RTX packets queued %v, want [500]", queued)
+	}
+	p.SetTargetBitrate(10_000_000)
+	p.setTarget(10_000_000)
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, o := range s.sent() {
+			if o.ssrc == rtxSSRC && o.seq == 500 {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("the RTX packet never left the pacer; sent %v", s.sent())
 }
 
 // TestAckMeterCapsOnOverload feeds the meter feedback built by pion's

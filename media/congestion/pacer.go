@@ -1,6 +1,7 @@
 package congestion
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 	"sync"
@@ -48,6 +49,11 @@ type pacer struct {
 	target   int               // the video encoders' target (bit/s; 0 = not set)
 	highest  map[uint32]uint16 // highest RTP sequence number queued, per video SSRC
 	keySeq   map[uint32]uint16 // first sequence number of the newest VP8 keyframe, per SSRC
+	rtx      map[uint32]uint32 // media SSRC of each RTX SSRC (RFC 4588 retransmissions)
+	keyTS    map[uint32]uint32 // RTP timestamp of the newest VP8 keyframe, per SSRC
+	// when each packet of the newest keyframe was last queued for
+	// retransmission, per SSRC
+	rtxAt    map[uint32]map[uint16]time.Time
 	acks     ackMeter
 	budget   float64   // bytes that may leave now (≤ burst)
 	last     time.Time // last budget update
@@ -63,6 +69,8 @@ type pacer struct {
 }
 
 type queued struct {
+	ssrc       uint32 // the media stream's (h.SSRC is the RTX stream's for a retransmission)
+	seq        uint16 // the media sequence number
 	h          rtp.Header
 	p          []byte
 	attrs      interceptor.Attributes
@@ -94,6 +102,9 @@ func newPacer(initial int) *pacer {
 		vp8:      map[uint32]bool{},
 		highest:  map[uint32]uint16{},
 		keySeq:   map[uint32]uint16{},
+		rtx:      map[uint32]uint32{},
+		keyTS:    map[uint32]uint32{},
+		rtxAt:    map[uint32]map[uint16]time.Time{},
 		estimate: initial,
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
@@ -109,6 +120,9 @@ func (p *pacer) register(info *interceptor.StreamInfo, audio bool) {
 	p.infos[info.SSRC] = info
 	p.audio[info.SSRC] = audio
 	p.vp8[info.SSRC] = strings.EqualFold(info.MimeType, "video/VP8")
+	if info.SSRCRetransmission != 0 {
+		p.rtx[info.SSRCRetransmission] = info.SSRC
+	}
 }
 
 // AddStream implements gcc.Pacer: w is the estimator's writer (it records
@@ -130,11 +144,17 @@ func (p *pacer) SetTargetBitrate(bps int) {
 }
 
 // Write implements interceptor.RTPWriter: audio leaves now, video is queued.
+// A retransmission comes either on the media SSRC or, when the SFU
+// negotiated RTX (LiveKit does for video), on the RTX SSRC with the
+// original sequence number first in the payload (RFC 4588); the NACK
+// responder writes it through the media stream's writer, so it leaves by
+// that stream's writer too.
 func (p *pacer) Write(h *rtp.Header, payload []byte, attrs interceptor.Attributes) (int, error) {
 	now := time.Now()
 	p.mu.Lock()
-	w := p.writers[h.SSRC]
-	if w == nil || p.audio[h.SSRC] {
+	ssrc, seq, isRTX := p.media(h, payload)
+	w := p.writers[ssrc]
+	if w == nil || p.audio[ssrc] {
 		if w != nil {
 			p.audioOut.add(now, h.MarshalSize()+len(payload))
 		}
@@ -146,12 +166,9 @@ func (p *pacer) Write(h *rtp.Header, payload []byte, attrs interceptor.Attribute
 		defer p.wmu.Unlock()
 		return w.Write(h, payload, attrs)
 	}
-	q := queued{h: h.Clone(), p: append([]byte(nil), payload...), attrs: attrs, at: now}
-	if last, ok := p.highest[h.SSRC]; ok && seqDiff(h.SequenceNumber, last) <= 0 {
-		if k, ok := p.keySeq[h.SSRC]; ok && seqDiff(h.SequenceNumber, k) < 0 {
-			// a retransmission from before the newest keyframe: nothing
-			// needs it (after the uplink fell, the SFU's NACKs for what
-			// the bottleneck dropped would go ahead of the keyframe)
+	q := queued{ssrc: ssrc, seq: seq, h: h.Clone(), p: append([]byte(nil), payload...), attrs: attrs, at: now}
+	if last, ok := p.highest[ssrc]; isRTX || (ok && seqDiff(seq, last) <= 0) {
+		if !p.wantRetransmit(ssrc, seq, h.Timestamp, now) {
 			p.flushed++
 			p.mu.Unlock()
 			return h.MarshalSize() + len(payload), nil
@@ -168,6 +185,8 @@ func (p *pacer) Write(h *rtp.Header, payload []byte, attrs interceptor.Attribute
 		if p.vp8[h.SSRC] && vp8KeyFrameStart(payload) {
 			p.flush(h.SSRC)
 			p.keySeq[h.SSRC] = h.SequenceNumber
+			p.keyTS[h.SSRC] = h.Timestamp
+			p.rtxAt[h.SSRC] = map[uint16]time.Time{}
 		}
 		p.queue = append(p.queue, q)
 	}
@@ -178,6 +197,48 @@ func (p *pacer) Write(h *rtp.Header, payload []byte, attrs interceptor.Attribute
 	default:
 	}
 	return h.MarshalSize() + len(payload), nil
+}
+
+// media is the media stream and sequence number of a packet (p.mu held):
+// its own, or for an RTX packet its media stream's and the original
+// sequence number (first in the payload).
+func (p *pacer) media(h *rtp.Header, payload []byte) (ssrc uint32, seq uint16, rtx bool) {
+	if m, ok := p.rtx[h.SSRC]; ok && len(payload) >= 2 {
+		return m, binary.BigEndian.Uint16(payload), true
+	}
+	return h.SSRC, h.SequenceNumber, false
+}
+
+// rtxGap is the least time between two retransmissions of one packet:
+// the SFU repeats its NACK every few tens of milliseconds while the first
+// answer still waits in the bottleneck's queue.
+const rtxGap = 250 * time.Millisecond
+
+// wantRetransmit reports whether a NACKed packet (seq, RTP timestamp ts)
+// of stream ssrc is worth sending again (p.mu held; it records the
+// retransmission). Once the stream had a VP8 keyframe, only that
+// keyframe's packets are, each at most once per rtxGap: a packet from
+// before it is useless (after the uplink fell, the SFU's NACKs for what
+// the bottleneck lost would go ahead of the keyframe), and resending
+// delta frames on a link that just lost them adds to the overload (in the
+// bench, 178 retransmissions kept a 300 kbit/s link full and froze the
+// picture 6 s); the congestion controller asks for a keyframe for such
+// losses instead. The keyframe's own packets are what the picture waits
+// for (one lost packet of it otherwise waited for the receiver's PLI).
+func (p *pacer) wantRetransmit(ssrc uint32, seq uint16, ts uint32, now time.Time) bool {
+	k, ok := p.keySeq[ssrc]
+	if !ok {
+		return true
+	}
+	if seqDiff(seq, k) < 0 || ts != p.keyTS[ssrc] {
+		return false
+	}
+	at := p.rtxAt[ssrc]
+	if last, ok := at[seq]; ok && now.Sub(last) < rtxGap {
+		return false
+	}
+	at[seq] = now
+	return true
 }
 
 // effective is the estimate used (p.mu held): GCC's, capped after a
@@ -193,7 +254,7 @@ func (p *pacer) effective(now time.Time) int {
 func (p *pacer) flush(ssrc uint32) {
 	kept := p.queue[:0]
 	for _, q := range p.queue {
-		if q.h.SSRC == ssrc {
+		if q.ssrc == ssrc {
 			p.qBytes -= q.h.MarshalSize() + len(q.p)
 			p.flushed++
 			continue
@@ -288,7 +349,7 @@ func (p *pacer) send(now time.Time) {
 		// frame, often the keyframe the rest depends on)
 		for len(p.queue) > 0 && float64(p.qBytes) > rate*maxQueue.Seconds() {
 			n := p.flushed
-			p.flush(p.queue[0].h.SSRC)
+			p.flush(p.queue[0].ssrc)
 			p.dropped += p.flushed - n
 			p.flushed = n
 			p.overflow++
@@ -307,7 +368,7 @@ func (p *pacer) send(now time.Time) {
 		p.qBytes -= n
 		p.budget -= float64(n)
 		p.videoOut.add(now, n)
-		w := p.writers[q.h.SSRC]
+		w := p.writers[q.ssrc]
 		p.mu.Unlock()
 		if w != nil {
 			p.wmu.Lock()
