@@ -36,33 +36,24 @@ func (c *Call) ScreenThumbnail(maxW int) image.Image {
 // ends or the call is left. It only reads frames the encoder already gets:
 // no extra capture.
 func (c *Call) ScreenPreview(ctx context.Context, fn func(image.Image)) error {
-	t := time.NewTicker(ScreenPreviewInterval)
-	defer t.Stop()
 	var seen uint64
 	var cur *video.Source
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-c.done:
-			return nil
-		case <-t.C:
-		}
+	return c.everyTick(ctx, ScreenPreviewInterval, func() {
 		src := c.screenSrc.Load()
 		if src == nil {
-			continue
+			return
 		}
 		if src != cur { // a new share
 			cur, seen = src, 0
 		}
 		if src.Frames() == seen {
-			continue // no new frame: a still screen costs no scaling
+			return // no new frame: a still screen costs no scaling
 		}
 		img, n := src.Thumbnail(ScreenPreviewWidth)
 		if img == nil || n == seen {
-			continue
+			return
 		}
 		seen = n
 		fn(img)
-	}
+	})
 }

@@ -271,22 +271,8 @@ func (c *Call) videos() []*remoteVideo {
 // calls are skipped (the newest wins), so a slow fn never makes frames
 // queue. fn runs on RemoteVideo's goroutine.
 func (c *Call) RemoteVideo(ctx context.Context, fn func(RemoteFrame)) error {
-	t := time.NewTicker(time.Second / RemoteVideoFPS)
-	defer t.Stop()
 	seen := map[*remoteVideo]uint64{}
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-c.done:
-			return nil
-		case <-t.C:
-		}
-		// a slow fn may return after ctx ended with a tick waiting, and
-		// select picks at random: no frame is handed on after the end
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	return c.everyTick(ctx, time.Second/RemoteVideoFPS, func() {
 		vs := c.videos()
 		live := map[*remoteVideo]bool{}
 		for _, v := range vs {
@@ -303,6 +289,27 @@ func (c *Call) RemoteVideo(ctx context.Context, fn func(RemoteFrame)) error {
 				delete(seen, v)
 			}
 		}
+	})
+}
+
+// everyTick calls step every interval until ctx ends (its error) or the
+// call is left (nil). A slow step may return after ctx ended with a tick
+// waiting, and select picks at random: step never runs after the end.
+func (c *Call) everyTick(ctx context.Context, interval time.Duration, step func()) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.done:
+			return nil
+		case <-t.C:
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		step()
 	}
 }
 
