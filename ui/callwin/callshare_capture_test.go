@@ -29,27 +29,11 @@ func (e *captureEngine) ResetScreenChoice() error { e.resets++; return e.resetEr
 
 func findButton(o fyne.CanvasObject, text string) *widget.Button {
 	var found *widget.Button
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		if o == nil || found != nil {
-			return
-		}
-		if b, ok := o.(*widget.Button); ok && b.Text == text {
+	walkAll(o, func(o fyne.CanvasObject) {
+		if b, ok := o.(*widget.Button); ok && b.Text == text && found == nil {
 			found = b
-			return
 		}
-		switch x := o.(type) {
-		case *fyne.Container:
-			for _, c := range x.Objects {
-				walk(c)
-			}
-		case fyne.Widget:
-			for _, c := range test.WidgetRenderer(x).Objects() {
-				walk(c)
-			}
-		}
-	}
-	walk(o)
+	})
 	return found
 }
 
