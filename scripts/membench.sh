@@ -37,7 +37,10 @@
 #   MEMBENCH_SETTLE       seconds the window settles before reading (default 8)
 #   MEMBENCH_PROFILE_DIR  also write a heap profile per run there (SIGUSR1,
 #                         AIMDESK_HEAPPROFILE) for `go tool pprof`
-#   MEMBENCH_ONLY         space-separated runs to do (idle demo conv10k session)
+#   MEMBENCH_ONLY         space-separated runs to do (idle demo conv10k session;
+#                         also floor: floor_rss, floor_anon, an empty Fyne
+#                         window built by scripts/memfloor with the same tags,
+#                         the least any Fyne app takes here; not by default)
 #   MEMBENCH_STEPS        session steps (default 180)
 #   MEMBENCH_STEP_PAUSE   seconds between session steps (default 0.5)
 #   MEMBENCH_NO_GOALS=1   print the figures without failing on a missed goal
@@ -209,6 +212,20 @@ run_demo() {
 	finish demo
 }
 
+# run_floor measures scripts/memfloor in place of the app (same tags, same
+# display and settling time).
+run_floor() {
+	(cd "$root" && go build -tags release,no_emoji,migrated_fynedo -o "$tmp/memfloor" ./scripts/memfloor) || fail "build scripts/memfloor"
+	local app=$bin
+	bin=$tmp/memfloor
+	start floor
+	bin=$app
+	sleep "$settle"
+	report floor_rss "$(status_mb VmRSS)" MB
+	report floor_anon "$(status_mb RssAnon)" MB
+	finish floor
+}
+
 # rss_mb prints the app's VmRSS in MB, the mean of five readings a second
 # apart (the Go heap and Mesa's caches move by a few MB from one moment to
 # the next).
@@ -282,6 +299,7 @@ has idle && run_idle
 has demo && run_demo
 has conv10k && run_conv10k
 has session && run_session
+has floor && run_floor
 
 if [ -z "${MEMBENCH_NO_GOALS:-}" ]; then
 	missed=()
