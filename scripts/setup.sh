@@ -45,6 +45,10 @@ packages=(
 	# a second font family (DejaVu Serif) for A2UI surface themes that name
 	# a font: a2ui/fyner's font tests and `make uishots` (a2ui-theme.png)
 	fonts-dejavu-core
+	# a small real window manager for the minimise tests (ui/winstate,
+	# ui/callwin TestCallWindowMinimise): it iconifies the window and sets
+	# WM_STATE and _NET_WM_STATE_HIDDEN as desktop window managers do
+	openbox
 )
 
 say() { printf 'setup: %s\n' "$*"; }
