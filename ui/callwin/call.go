@@ -10,9 +10,9 @@
 // session's events, the transcript, requests, approvals, the send queue),
 // callshare.go (screen and camera sharing, the picker, pointing),
 // callwidgets.go (meters, the voice visualizer, the pointing area, the
-// coalescer), callvideo.go (the agent's video, adaptive stream),
-// callkeep.go (the kept transcript) and callglue.go (the interfaces over
-// media and app/aim).
+// coalescer), callvideo.go (the agent's video, adaptive stream, the
+// window minimised), callkeep.go (the kept transcript) and callglue.go
+// (the interfaces over media and app/aim).
 //
 // One window per agent. It opens on the pre-join screen (callprejoin.go),
 // then creates the session (app/aim through the core), registers this
@@ -191,6 +191,7 @@ func (m *Manager) start(a app.Agent) *callWindow {
 	cw := newCallWindow(m, a)
 	m.open[a.ID] = cw
 	cw.win.Show()
+	cw.followShown()
 	return cw
 }
 
@@ -268,6 +269,9 @@ type callWindow struct {
 	mediaCo *coalescer[media.Event]
 	frameCo *coalescer[image.Image]
 	video   agentVideo        // the agent's video (callvideo.go)
+	// minimised: the window is not shown (iconified; see followShown).
+	// Always false where that cannot be known.
+	minimised bool
 	side    *container.Scroll // beside the transcript: the agent's video, pointing
 
 	session     aim.Session

@@ -423,6 +423,10 @@ func TestCallLive(t *testing.T) {
 		})
 	})
 
+	t.Run("minimised", func(t *testing.T) {
+		testMinimised(t, h, cw, call.(*media.Call))
+	})
+
 	t.Run("stop sharing", func(t *testing.T) {
 		test.Tap(cw.shareBtn)
 		h.waitFor("stopped", func() bool { return !cw.screenOn && len(h.sentOf(aim.MediaStop, "")) == 1 })
@@ -532,6 +536,47 @@ func TestCallScreenshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("saved %s (%dx%d)", out, img.Bounds().Dx(), img.Bounds().Dy())
+}
+
+// testMinimised: while the window is minimised (what ui/winstate reports
+// when a window manager iconifies it; TestCallWindowMinimise has a real
+// window manager do it) the agent's video track is disabled at the SFU
+// (nothing arrives, nothing is decoded or drawn) and the screen-share
+// thumbnail stops; both come back when the window is restored.
+func testMinimised(t *testing.T, h *liveCallHarness, cw *callWindow, call *media.Call) {
+	v := &cw.video
+	sid := v.sid
+	video := devagent.VideoEnabled
+	if video {
+		h.waitFor("the agent's video shown", func() bool { return sid != "" && call.RemoteVideoStats()[sid].Enabled })
+	}
+	h.waitFor("the screen thumbnail", func() bool { return cw.screenOn && cw.preview.lastFrame != nil })
+
+	cw.setWindowShown(false)
+	if cw.previewStop != nil || v.area.Visible() != !v.hidden {
+		t.Fatalf("minimised: thumbnail loop %v, video area shown %v", cw.previewStop != nil, v.area.Visible())
+	}
+	if video {
+		h.waitFor("the track disabled", func() bool { return !call.RemoteVideoStats()[sid].Enabled })
+	}
+	h.pause(time.Second) // what was in flight arrives
+	st0, shown0, thumb0 := call.RemoteVideoStats()[sid], v.frames, cw.preview.lastFrame
+	h.pause(2 * time.Second)
+	st1, thumb1 := call.RemoteVideoStats()[sid], cw.preview.lastFrame
+	t.Logf("minimised for 2 s: %d packets, %d frames of the agent's video arrived, %d shown; thumbnail changed %v",
+		st1.Packets-st0.Packets, st1.Frames-st0.Frames, v.frames-shown0, thumb1 != thumb0)
+	if st1.Frames != st0.Frames || st1.Packets-st0.Packets > 5 || v.frames != shown0 || thumb1 != thumb0 {
+		t.Fatal("video or thumbnails go on while minimised")
+	}
+
+	cw.setWindowShown(true)
+	h.waitFor("the thumbnail again once restored", func() bool { return cw.preview.lastFrame != thumb0 })
+	if video {
+		h.waitFor("the agent's video again once restored", func() bool {
+			st := call.RemoteVideoStats()[sid]
+			return st.Enabled && st.Frames >= st1.Frames+5 && v.frames >= shown0+5
+		})
+	}
 }
 
 // testAgentVideo: the reference agent's synthetic video reaches the call

@@ -242,6 +242,7 @@ func (cw *callWindow) shareStarted(src aim.MediaSource, err error) {
 		cw.cameraOn = true
 	} else {
 		cw.screenOn = true
+		cw.preview.SetFrame(nil)
 		cw.startScreenPreview()
 	}
 	cw.addNote("You are sharing your " + sourceWord(src) + ".")
@@ -249,12 +250,11 @@ func (cw *callWindow) shareStarted(src aim.MediaSource, err error) {
 }
 
 // startScreenPreview shows the frames being shared, when the media call
-// can give them.
+// can give them and the window is not minimised.
 func (cw *callWindow) startScreenPreview() {
 	_, c := cw.live.get()
-	cw.preview.SetFrame(nil)
 	sp, ok := c.(screenPreviewer)
-	if !ok {
+	if !ok || cw.minimised || cw.previewStop != nil {
 		return
 	}
 	ctx, cancel := context.WithCancel(cw.ctx)
@@ -266,6 +266,18 @@ func (cw *callWindow) startScreenPreview() {
 	})
 	co := cw.frameCo
 	go func() { _ = sp.ScreenPreview(ctx, co.push) }()
+}
+
+// stopScreenPreview stops the thumbnail's frames; the last one stays.
+func (cw *callWindow) stopScreenPreview() {
+	if cw.previewStop != nil {
+		cw.previewStop()
+		cw.previewStop = nil
+	}
+	if cw.frameCo != nil {
+		cw.frameCo.stop()
+		cw.frameCo = nil
+	}
 }
 
 // stopShare stops the screen or the camera (media.stop). The sharing
@@ -298,10 +310,7 @@ func (cw *callWindow) shareStopped(src aim.MediaSource, err error) {
 		cw.cameraOn = false
 	} else {
 		cw.screenOn = false
-		if cw.previewStop != nil {
-			cw.previewStop()
-			cw.previewStop = nil
-		}
+		cw.stopScreenPreview()
 		cw.preview.SetFrame(nil)
 	}
 	if id := cw.onceReq[src]; id != "" {

@@ -6,6 +6,14 @@ package callwin
 // winning (the coalescer). Adaptive stream: the area's size in pixels goes
 // to the SFU (media.Call.ViewRemoteVideo), and hiding the area disables
 // the track so the SFU stops sending it until it is shown again.
+//
+// Minimising the window hides the area too: ui/winstate reports when the
+// window manager iconifies the window (X11 and XWayland; nothing to
+// report elsewhere, and the window counts as shown). While minimised the
+// agent's track is disabled at the SFU, so nothing arrives and the
+// decoder is idle, and the screen-share thumbnail stops being scaled and
+// drawn; restoring the window sends the size shown again and restarts the
+// thumbnail, and the agent's video resumes from a key frame.
 
 import (
 	"context"
@@ -19,6 +27,7 @@ import (
 
 	"aimdesk/media"
 	"aimdesk/ui/uikit"
+	"aimdesk/ui/winstate"
 )
 
 // callVideoMin is the smallest size of the agent's video area.
@@ -108,7 +117,7 @@ func (cw *callWindow) stopAgentVideo() {
 
 // showAgentFrame shows a decoded frame of the agent's video track.
 func (cw *callWindow) showAgentFrame(f media.RemoteFrame) {
-	if cw.root == nil || cw.phase == callEnded || f.TrackSID != cw.video.sid || cw.video.hidden {
+	if cw.root == nil || cw.phase == callEnded || f.TrackSID != cw.video.sid || cw.video.hidden || cw.minimised {
 		return
 	}
 	cw.video.img.Image = f.Image
@@ -163,7 +172,7 @@ func (cw *callWindow) updateVideoView() {
 		return
 	}
 	var want [2]int
-	if !v.hidden && v.panel.Visible() && v.area.Visible() {
+	if !v.hidden && !cw.minimised && v.panel.Visible() && v.area.Visible() {
 		s := v.area.Size()
 		scale := cw.win.Canvas().Scale()
 		want = [2]int{int(s.Width * scale), int(s.Height * scale)}
@@ -177,6 +186,30 @@ func (cw *callWindow) updateVideoView() {
 	default:
 	}
 	v.views <- videoView{sid: v.sid, w: want[0], h: want[1]}
+}
+
+// followShown follows whether the window is minimised (ui/winstate),
+// where the window system tells (see setWindowShown).
+func (cw *callWindow) followShown() {
+	winstate.Follow(cw.ctx, cw.win, func(shown bool) {
+		cw.env.Do(func() { cw.setWindowShown(shown) })
+	})
+}
+
+// setWindowShown is the window minimised (false) or restored (true): the
+// agent's video is disabled at the SFU, and the screen-share thumbnail
+// stops, while the window is not shown.
+func (cw *callWindow) setWindowShown(shown bool) {
+	if cw.minimised == !shown {
+		return
+	}
+	cw.minimised = !shown
+	cw.updateVideoView()
+	if cw.minimised {
+		cw.stopScreenPreview()
+	} else if cw.screenOn && cw.phase == callInCall {
+		cw.startScreenPreview()
+	}
 }
 
 // videoArea holds the video and reports its size when it changes (on the
