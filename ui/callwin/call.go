@@ -269,10 +269,10 @@ type callWindow struct {
 	mediaCo *coalescer[media.Event]
 	frameCo *coalescer[image.Image]
 	video   agentVideo        // the agent's video (callvideo.go)
+	side    *container.Scroll // beside the transcript: the agent's video, pointing
 	// minimised: the window is not shown (iconified; see followShown).
 	// Always false where that cannot be known.
 	minimised bool
-	side    *container.Scroll // beside the transcript: the agent's video, pointing
 
 	session     aim.Session
 	hasMedia    bool
