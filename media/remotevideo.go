@@ -44,9 +44,12 @@ type remoteVideo struct {
 	rp            *lksdk.RemoteParticipant
 	track         *webrtc.TrackRemote
 
-	latest                  atomic.Pointer[RemoteFrame]
-	packets, frames, errors atomic.Uint64
-	closed                  atomic.Bool
+	latest                        atomic.Pointer[RemoteFrame]
+	packets, frames, keys, errors atomic.Uint64
+	closed                        atomic.Bool
+	// resumed: the track was enabled again; the receiver waits for a key
+	// frame (and asks for one if a delta frame comes first)
+	resumed atomic.Bool
 
 	mu      sync.Mutex // guards the view
 	enabled bool
@@ -145,6 +148,9 @@ func (r *vp8Receiver) take(s *pmedia.Sample) bool {
 	if s.PrevDroppedPackets > 0 {
 		r.askKey()
 	}
+	if v.resumed.Swap(false) {
+		r.needKey = true
+	}
 	if len(s.Data) == 0 {
 		return true
 	}
@@ -177,6 +183,9 @@ func (r *vp8Receiver) take(s *pmedia.Sample) bool {
 	if !ok {
 		return true
 	}
+	if key {
+		v.keys.Add(1)
+	}
 	n := v.frames.Add(1)
 	v.latest.Store(&RemoteFrame{TrackSID: v.sid, Identity: v.identity, Source: v.source, Image: y, Seq: n})
 	return true
@@ -185,7 +194,10 @@ func (r *vp8Receiver) take(s *pmedia.Sample) bool {
 func isVP8(mime string) bool { return strings.EqualFold(mime, webrtc.MimeTypeVP8) }
 
 // view applies the size shown, or disables the track (w or h ≤ 0).
-// Unchanged views send nothing.
+// Unchanged views send nothing. A track enabled again is decoded from a
+// key frame on: the SFU resumes forwarding at one (LiveKit does), and
+// should a delta frame come first, it is dropped and a key frame asked
+// for, so that nothing is decoded against the picture from before.
 func (v *remoteVideo) view(w, h int) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -198,6 +210,7 @@ func (v *remoteVideo) view(w, h int) {
 	}
 	if !v.enabled {
 		v.enabled = true
+		v.resumed.Store(true)
 		v.pub.SetEnabled(true)
 	}
 	if w != v.w || h != v.h {
@@ -210,7 +223,7 @@ func (v *remoteVideo) stats() RemoteVideoStats {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return RemoteVideoStats{
-		Packets: v.packets.Load(), Frames: v.frames.Load(), Errors: v.errors.Load(),
+		Packets: v.packets.Load(), Frames: v.frames.Load(), KeyFrames: v.keys.Load(), Errors: v.errors.Load(),
 		Enabled: v.enabled, Width: v.w, Height: v.h,
 	}
 }

@@ -188,6 +188,12 @@ func TestRemoteVideo(t *testing.T) {
 	if err := call.ViewRemoteVideo(sid, 320, 240); err != nil {
 		t.Fatal(err)
 	}
+	// decoding resumes from a key frame: the first frame seen (polled
+	// every 50 ms, at 10 frames a second) comes with one more key frame
+	waitFor(t, 10*time.Second, "a frame once shown", func() bool { return call.RemoteVideoStats()[sid].Frames > st1.Frames })
+	if st := call.RemoteVideoStats()[sid]; st.KeyFrames == st1.KeyFrames {
+		t.Fatalf("decoding resumed without a key frame: %+v, before %+v", st, st1)
+	}
 	waitFor(t, 10*time.Second, "frames again once shown", func() bool { return call.RemoteVideoStats()[sid].Frames >= st1.Frames+5 })
 	if st := call.RemoteVideoStats()[sid]; !st.Enabled || st.Width != 320 || st.Height != 240 {
 		t.Fatalf("stats after showing: %+v", st)

@@ -20,8 +20,11 @@ type RemoteFrame struct {
 type RemoteVideoStats struct {
 	Packets uint64 // RTP packets received
 	Frames  uint64 // frames decoded
-	Errors  uint64 // frames that failed to decode (a keyframe is asked for)
-	Enabled bool   // not disabled by ViewRemoteVideo
+	// KeyFrames counts the key frames decoded (the first after the track
+	// is shown again is one: see ViewRemoteVideo).
+	KeyFrames uint64
+	Errors    uint64 // frames that failed to decode (a keyframe is asked for)
+	Enabled   bool   // not disabled by ViewRemoteVideo
 	// Width and Height are the size last asked for (0: none asked).
 	Width, Height int
 }

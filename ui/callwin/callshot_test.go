@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"log"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -20,6 +21,7 @@ import (
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/theme"
+	"github.com/jezek/xgb"
 
 	"aimdesk/app"
 	"aimdesk/app/aim"
@@ -44,8 +46,14 @@ const callShotChildEnv = "AIMDESK_CALLSHOT_CHILD"
 const callShotW, callShotH = 1280, 960
 
 func TestMain(m *testing.M) {
+	// xgb (ui/winstate, wmtest) logs each X connection without an
+	// Xauthority file, which Xvfb has none of
+	xgb.Logger = log.New(io.Discard, "", 0)
 	if out := os.Getenv(callShotChildEnv); out != "" {
 		os.Exit(callShotChild(out)) // on the main thread: GLFW needs it
+	}
+	if os.Getenv(callMinChildEnv) != "" {
+		os.Exit(callMinChild())
 	}
 	os.Exit(m.Run())
 }
@@ -63,49 +71,55 @@ type callShotReport struct {
 // callShotChild runs the call in a real window and screenshots it.
 func callShotChild(out string) int {
 	rep := callShotReport{}
-	code := 1
 	defer func() { _ = json.NewEncoder(os.Stdout).Encode(&rep) }()
+	code, err := runRealCall("com.aimdesk.callshot", func(cw *callWindow) error { return driveCallShot(cw, &rep, out) })
+	if err != nil {
+		rep.Err = err.Error()
+	}
+	return code
+}
+
+// runRealCall opens the call window with the reference agent on a
+// livekit-server in a real window (Fyne's GLFW driver, on this thread)
+// and runs drive on its own goroutine; the exit code is 0 when drive
+// returned nil.
+func runRealCall(appID string, drive func(cw *callWindow) error) (int, error) {
+	code := 1
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dir, err := os.MkdirTemp("", "callshot-")
 	if err != nil {
-		rep.Err = err.Error()
-		return code
+		return code, err
 	}
 	defer os.RemoveAll(dir)
 	lk, err := lktest.StartServer(ctx, lktest.Options{Dir: dir})
 	if err != nil {
-		rep.Err = err.Error()
-		return code
+		return code, err
 	}
 	defer lk.Close()
 	st, err := store.Open(ctx, filepath.Join(dir, "aimdesk.db"))
 	if err != nil {
-		rep.Err = err.Error()
-		return code
+		return code, err
 	}
 	defer st.Close()
 	srv, err := devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0", Handler: devagent.HandlerConfig{
 		LiveKit: &devagent.LiveKitConfig{URL: lk.URL, APIKey: lk.APIKey, APISecret: lk.APISecret, Video: devagent.VideoEnabled},
 	}})
 	if err != nil {
-		rep.Err = err.Error()
-		return code
+		return code, err
 	}
 	defer srv.Close()
 	core, err := app.New(ctx, app.Config{Store: st})
 	if err != nil {
-		rep.Err = err.Error()
-		return code
+		return code, err
 	}
 	defer core.Close()
 	agent, err := core.AddAgent(ctx, srv.URL(), false)
 	if err != nil {
-		rep.Err = err.Error()
-		return code
+		return code, err
 	}
 
-	a := fyneapp.NewWithID("com.aimdesk.callshot")
+	a := fyneapp.NewWithID(appID)
 	a.Settings().SetTheme(theme.DefaultTheme())
 	a.Lifecycle().SetOnStarted(func() {
 		var errs []string
@@ -120,22 +134,20 @@ func callShotChild(out string) int {
 		}
 		cw := m.start(agent)
 		if cw == nil {
-			rep.Err = fmt.Sprintf("no call window: %v", errs)
+			err = fmt.Errorf("no call window: %v", errs)
 			a.Quit()
 			return
 		}
 		cw.win.Resize(fyne.NewSize(callShotW, callShotH))
 		go func() {
 			defer fyne.Do(a.Quit)
-			if err := driveCallShot(cw, &rep, out); err != nil {
-				rep.Err = err.Error()
-				return
+			if err = drive(cw); err == nil {
+				code = 0
 			}
-			code = 0
 		}()
 	})
 	a.Run()
-	return code
+	return code, err
 }
 
 // driveCallShot joins, allows the agent's screen request, shares the
@@ -143,34 +155,11 @@ func callShotChild(out string) int {
 // captures the X screen. It runs on its own goroutine; every look at the
 // window is on the Fyne goroutine.
 func driveCallShot(cw *callWindow, rep *callShotReport, out string) error {
-	on := func(fn func()) { fyne.DoAndWait(fn) }
-	wait := func(what string, cond func() bool, timeout time.Duration) error {
-		deadline := time.Now().Add(timeout)
-		for time.Now().Before(deadline) {
-			ok := false
-			on(func() { ok = cond() })
-			if ok {
-				return nil
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		return fmt.Errorf("timed out waiting for %s", what)
+	on, wait := fyne.DoAndWait, waitOnFyne
+	if err := shareInRealCall(cw); err != nil {
+		return err
 	}
-	steps := []struct {
-		what string
-		cond func() bool
-		then func()
-	}{
-		{"the devices", func() bool {
-			p := cw.pre
-			return p.engine != nil && len(p.micSel.Options) > 0 && len(p.devices.Screens) > 0
-		}, func() { cw.pre.joinBtn.OnTapped() }},
-		{"the call", func() bool { return cw.phase == callInCall && cw.conn.State == media.ConnConnected }, nil},
-		{
-			"the agent's screen request, armed", func() bool { return cw.reqBar.Visible() && !cw.allowSession.Disabled() },
-			func() { cw.allowSession.OnTapped() },
-		},
-		{"the screen picker", func() bool { return cw.picker != nil && cw.picker.Visible() }, func() { cw.pickerShare.OnTapped() }},
+	steps := []realStep{
 		{"the agent seeing the screen", func() bool {
 			return cw.screenOn && strings.Contains(cw.transcriptText(), "I see your screen")
 		}, func() {
@@ -184,13 +173,8 @@ func driveCallShot(cw *callWindow, rep *callShotReport, out string) error {
 			return cw.preview.lastFrame != nil && (!devagent.VideoEnabled || cw.video.frames >= 10)
 		}, nil},
 	}
-	for _, s := range steps {
-		if err := wait(s.what, s.cond, 45*time.Second); err != nil {
-			return err
-		}
-		if s.then != nil {
-			on(s.then)
-		}
+	if err := runSteps(steps); err != nil {
+		return err
 	}
 	// the agent's voice fills the visualizer (best effort: the reply may
 	// be over already)
@@ -217,6 +201,57 @@ func driveCallShot(cw *callWindow, rep *callShotReport, out string) error {
 		return fmt.Errorf("import: %w: %s", err, b)
 	}
 	return nil
+}
+
+// waitOnFyne waits until cond (run on the Fyne goroutine) holds.
+func waitOnFyne(what string, cond func() bool, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		ok := false
+		fyne.DoAndWait(func() { ok = cond() })
+		if ok {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("timed out waiting for %s", what)
+}
+
+// realStep is a step of a real-window call: wait for cond, then do then
+// (both on the Fyne goroutine).
+type realStep struct {
+	what string
+	cond func() bool
+	then func()
+}
+
+func runSteps(steps []realStep) error {
+	for _, s := range steps {
+		if err := waitOnFyne(s.what, s.cond, 45*time.Second); err != nil {
+			return err
+		}
+		if s.then != nil {
+			fyne.DoAndWait(s.then)
+		}
+	}
+	return nil
+}
+
+// shareInRealCall joins the call, allows the agent's screen request and
+// shares the screen.
+func shareInRealCall(cw *callWindow) error {
+	return runSteps([]realStep{
+		{"the devices", func() bool {
+			p := cw.pre
+			return p.engine != nil && len(p.micSel.Options) > 0 && len(p.devices.Screens) > 0
+		}, func() { cw.pre.joinBtn.OnTapped() }},
+		{"the call", func() bool { return cw.phase == callInCall && cw.conn.State == media.ConnConnected }, nil},
+		{
+			"the agent's screen request, armed", func() bool { return cw.reqBar.Visible() && !cw.allowSession.Disabled() },
+			func() { cw.allowSession.OnTapped() },
+		},
+		{"the screen picker", func() bool { return cw.picker != nil && cw.picker.Visible() }, func() { cw.pickerShare.OnTapped() }},
+	})
 }
 
 // TestCallWindowScreenshot: a live call in a real window under Xvfb with

@@ -76,7 +76,7 @@ func waitManaged(ctx context.Context, display string, exited <-chan struct{}) er
 	}
 	defer conn.Close()
 	name := "_NET_SUPPORTING_WM_CHECK"
-	a, err := xproto.InternAtom(conn, false, uint16(len(name)), name).Reply()
+	a, err := xproto.InternAtom(conn, false, uint16(len(name)), name).Reply() // #nosec G115 -- a short constant
 	if err != nil {
 		return fmt.Errorf("wmtest: %w", err)
 	}
