@@ -519,7 +519,7 @@ Agents that offer realtime sessions get a **Start call…** button. Before joini
 
 The call window's header shows what the agent does (listening, thinking, speaking) and how good your connection is (excellent, good, poor, lost, as the call's server rates it). The transcript shows each line once, even when the agent sends it twice (as its own transcript and as a LiveKit transcription, as agents built with LiveKit Agents do); words still being spoken are shown in italics with "…" until they are final. What you type goes to the agent one way only: through LiveKit's chat to an agent built with LiveKit Agents, otherwise through the call's session.
 
-When the agent shows video (an avatar, a diagram), it plays in **The agent's video** beside the transcript; **Hide video** stops it being sent to you until you show it again.
+When the agent shows video (an avatar, a diagram), it plays in **The agent's video** beside the transcript; **Hide video** stops it being sent to you until you show it again. While the call window is minimised the video is not sent either, and it comes back when you restore the window.
 
 ## Keyboard
 
