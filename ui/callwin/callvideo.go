@@ -104,6 +104,8 @@ func (cw *callWindow) startAgentVideo(c callMedia) {
 			}
 		}
 	}()
+	// the agent's track may be known already (the call's first state)
+	cw.updateVideoView()
 }
 
 func (cw *callWindow) stopAgentVideo() {
