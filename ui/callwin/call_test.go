@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,6 +42,8 @@ type fakeEngine struct {
 	mu     sync.Mutex
 	joined *fakeMedia
 	params media.JoinParams
+	// camera previews started, and running now
+	previewCalls, previews atomic.Int32
 }
 
 func (e *fakeEngine) Capabilities() media.Capabilities { return e.caps }
@@ -63,6 +66,9 @@ func (e *fakeEngine) Preview(ctx context.Context, _ string, fn func(image.Image)
 	if len(e.devs.Cameras) == 0 {
 		return media.ErrNoCamera
 	}
+	e.previewCalls.Add(1)
+	e.previews.Add(1)
+	defer e.previews.Add(-1)
 	img := image.NewRGBA(image.Rect(0, 0, 64, 48))
 	for i := range img.Pix {
 		img.Pix[i] = 0x80

@@ -483,7 +483,7 @@ func (p *callPrejoin) micChanged() {
 func (p *callPrejoin) speakerChanged() { p.updateEcho() }
 
 func (p *callPrejoin) cameraChanged() {
-	if p.engine == nil || len(p.devices.Cameras) == 0 {
+	if p.engine == nil || len(p.devices.Cameras) == 0 || p.cw.minimised {
 		return
 	}
 	p.stopPreview()

@@ -12,8 +12,9 @@ package callwin
 // report elsewhere, and the window counts as shown). While minimised the
 // agent's track is disabled at the SFU, so nothing arrives and the
 // decoder is idle, and the screen-share thumbnail stops being scaled and
-// drawn; restoring the window sends the size shown again and restarts the
-// thumbnail, and the agent's video resumes from a key frame.
+// drawn (on the pre-join screen, the camera preview stops); restoring the
+// window sends the size shown again and restarts the thumbnail, and the
+// agent's video resumes from a key frame.
 
 import (
 	"context"
@@ -200,12 +201,20 @@ func (cw *callWindow) followShown() {
 
 // setWindowShown is the window minimised (false) or restored (true): the
 // agent's video is disabled at the SFU, and the screen-share thumbnail
-// stops, while the window is not shown.
+// and the pre-join screen's camera preview stop, while the window is not
+// shown.
 func (cw *callWindow) setWindowShown(shown bool) {
 	if cw.minimised == !shown {
 		return
 	}
 	cw.minimised = !shown
+	if cw.phase == callPrejoinPhase {
+		if cw.minimised {
+			cw.pre.stopPreview()
+		} else if cw.pre.previewStop == nil {
+			cw.pre.cameraChanged()
+		}
+	}
 	cw.updateVideoView()
 	if cw.minimised {
 		cw.stopScreenPreview()

@@ -4,11 +4,36 @@ import (
 	"image"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
 	"aimdesk/media"
 )
+
+// TestPrejoinPreviewStopsWhileMinimised (fake engine: this machine has no
+// camera): the pre-join screen's camera preview stops while the window is
+// minimised and starts again when it is restored.
+func TestPrejoinPreviewStopsWhileMinimised(t *testing.T) {
+	devs := nullDevices()
+	devs.Cameras = []media.Device{{ID: "c1", Name: "Fake camera (no camera device on this machine)", Kind: media.DeviceCamera, Default: true}}
+	e := &fakeEngine{devs: devs, caps: media.Capabilities{Audio: true, Camera: true}}
+	h := newFakeCallHarness(t, e)
+	cw := h.cw
+	h.waitFor("the camera preview", func() bool { return cw.pre.previewStop != nil && e.previews.Load() == 1 })
+	cw.setWindowShown(false)
+	h.waitFor("the preview stopped", func() bool { return e.previews.Load() == 0 })
+	if cw.pre.previewStop != nil {
+		t.Fatal("the preview is still on while minimised")
+	}
+	cw.pre.updateCamera() // a device change while minimised starts nothing
+	h.q.RunFor(100 * time.Millisecond)
+	if e.previews.Load() != 0 || e.previewCalls.Load() != 1 {
+		t.Fatalf("%d previews running (%d started) while minimised", e.previews.Load(), e.previewCalls.Load())
+	}
+	cw.setWindowShown(true)
+	h.waitFor("the preview again", func() bool { return cw.pre.previewStop != nil && e.previews.Load() == 1 && e.previewCalls.Load() == 2 })
+}
 
 // TestAgentVideoNewestFrameWins (fake media call): the area appears with
 // the agent's video track and asks for the size it is shown at; a burst of
