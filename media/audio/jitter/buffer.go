@@ -25,6 +25,10 @@ const (
 // frame at the pull that starts it, up to a device period late.
 const safety = 5 * time.Millisecond
 
+// stallResync is how long a device may stay over 100 ms behind its clock
+// (a stall it does not catch up on) before its clock is resynced.
+const stallResync = 100 * time.Millisecond
+
 // Decoder is what the buffer needs of an Opus decoder (*opus.Decoder, mono,
 // 48 kHz). PLC and FEC fill exactly cap(pcm) samples.
 type Decoder interface {
@@ -113,6 +117,9 @@ type Buffer struct {
 	clkOff             int64 // wall clock minus pulled, smoothed
 	clkInit            bool
 	lead               int64 // how far ahead of the wall clock the device pulls (max, decaying)
+	stalled            bool  // the device is over 100 ms behind its clock (since stallAt, wall samples)
+	stallAt            int64
+	devNow             int64 // the device's clock at the pull that drains the queue (see accept)
 
 	st counters
 }
@@ -147,7 +154,7 @@ func New(cfg Config) (*Buffer, error) {
 	}
 	cfg.MaxDelay = max(cfg.MaxDelay, cfg.MinDelay)
 	if cfg.CleanMinDelay <= 0 {
-		cfg.CleanMinDelay = 10 * time.Millisecond
+		cfg.CleanMinDelay = 5 * time.Millisecond
 	}
 	cfg.CleanMinDelay = min(cfg.CleanMinDelay, cfg.MinDelay)
 	if cfg.CleanAfter <= 0 {
@@ -240,9 +247,28 @@ func (b *Buffer) nowS() int64 {
 	b.clkAt = b.blockAt
 	wall := (b.cfg.Now().UnixNano() - b.base) * Rate / int64(time.Second)
 	err := wall - (b.blockAt + b.clkOff)
-	if !b.clkInit || err > Rate/10 || err < -Rate/10 {
-		b.clkOff, b.clkInit = wall-b.blockAt, true
-	} else {
+	switch {
+	case !b.clkInit || err < -Rate/10:
+		b.clkOff, b.clkInit, b.stalled = wall-b.blockAt, true, false
+	case err > Rate/10:
+		// over 100 ms late: the device stalled. One that catches up
+		// (pulls the missed periods at once, as miniaudio's null device
+		// and audio.Clock do) is back on its clock within this burst of
+		// pulls, which then plays the audio that came meanwhile at the
+		// usual delay; one that skipped them (an underrun of a sound
+		// server) stays late, and is resynced after stallResync. Resynced
+		// at once (the first version), a catch-up burst looked like the
+		// device pulling up to 100 ms ahead: the lead kept that on top
+		// of the target for seconds (TestProcessStall).
+		if !b.stalled {
+			b.stalled, b.stallAt = true, wall
+		}
+		if wall-b.stallAt >= samples(stallResync) {
+			b.clkOff, b.stalled = wall-b.blockAt, false
+		}
+		return b.blockAt + b.clkOff
+	default:
+		b.stalled = false
 		b.clkOff += err / 32
 	}
 	now := b.blockAt + b.clkOff
@@ -286,8 +312,27 @@ func (b *Buffer) accept(s *slot) {
 	b.st.expected.Store(b.highest - b.firstSeq + 1)
 	b.lastArrS = arrS
 	b.updateJitter(arrS, ts)
-	b.addDelay(arrS, arrS-ts)
+	b.addDelay(arrS, b.devDelay(arrS, ts))
 	b.keep(s, seq, ts)
+}
+
+// devDelay is a packet's relative delay (arrival − timestamp) for the
+// target estimate, as the device saw it: a packet that came while the
+// device was behind its clock (it stalled: no pull since it should have
+// pulled) was in time for the pull that takes it, so its arrival counts
+// no later than the device's clock at that pull (devNow), and no earlier
+// than the fastest packet's. A stall of the whole process holds up the
+// goroutine reading the packets and the device alike; counted at the
+// wall clock's arrival, the packets read at the end of a 60 ms stall
+// raised the target by up to 60 ms for the whole window (2 s), though
+// none of them was late for the device (TestProcessStall). On time, the
+// device's clock is at or past every arrival it drains: no change.
+func (b *Buffer) devDelay(arrS, ts int64) int64 {
+	r := arrS - ts
+	if !b.started {
+		return r
+	}
+	return min(r, max(b.devNow-ts, b.minR))
 }
 
 // extend returns s's extended sequence number and timestamp (unwrapped
@@ -450,6 +495,9 @@ func (b *Buffer) first() *entry {
 // produce puts the next frame into pcm[:flen].
 func (b *Buffer) produce() {
 	b.pos = 0
+	if b.started {
+		b.devNow = b.nowS() // before drain: see devDelay
+	}
 	b.drain()
 	if !b.haveFirst {
 		b.silence(idleFrame, false)
