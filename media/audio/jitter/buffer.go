@@ -45,8 +45,11 @@ type Config struct {
 	// if that packet is already here, a frame (20 ms) later.
 	MinDelay, MaxDelay time.Duration
 	// CleanMinDelay is the floor on a clean link: no packet missing for
-	// CleanAfter (0: 5 s, counted from the first packet). 0 means 10 ms;
-	// it is never above MinDelay.
+	// CleanAfter (0: 5 s, counted from the first packet). 0 means 5 ms
+	// (the safety the target adds to the percentile anyway, so there the
+	// target is the measured variation's percentile plus 5 ms: a fixed 10
+	// ms floor made a packet that came 4 ms before a pull wait a pull more,
+	// TestTrueDelay); it is never above MinDelay.
 	CleanMinDelay, CleanAfter time.Duration
 	// Window is how much recent arrival history the target delay is
 	// estimated from; 0 means 2 s.
@@ -229,7 +232,8 @@ func (b *Buffer) Read(out []int16) int {
 // the samples the device has pulled, tied to the wall clock by a slowly
 // adapting offset. A device calls back in bursts (a late callback, then
 // several at once); its sample count is steady, so the playout decisions
-// do not jitter with the callbacks. A stall of over 100 ms resyncs.
+// do not jitter with the callbacks. A device over 100 ms late is given
+// stallResync to catch up before the clock resyncs (see the switch).
 //
 // The clock is read at the start of the pull (blockAt) for every frame
 // the pull starts: a pull's samples are all handed over at once, so a
