@@ -33,6 +33,10 @@ func (tagDecoder) DecodePLC(pcm []int16) error           { clear(pcm); return ni
 // (the end of its frame, as a sender hands it on) to its play time (the
 // pull's time plus its offset in the pull).
 func trueDelays(t *testing.T, dur, from, net, jit time.Duration, pullAt func(i int) time.Duration) []float64 {
+	return trueDelaysN(t, dur, from, net, jit, idleFrame, pullAt)
+}
+
+func trueDelaysN(t *testing.T, dur, from, net, jit time.Duration, pullN int, pullAt func(i int) time.Duration) []float64 {
 	t.Helper()
 	type pkt struct {
 		at time.Duration
@@ -51,7 +55,7 @@ func trueDelays(t *testing.T, dur, from, net, jit time.Duration, pullAt func(i i
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := make([]int16, idleFrame)
+	block := make([]int16, pullN)
 	next, lastK := 0, -1
 	var out []float64
 	payload := make([]byte, 8)
@@ -104,7 +108,10 @@ func trueDelays(t *testing.T, dur, from, net, jit time.Duration, pullAt func(i i
 // 43.5, 45.6 and 38.5: the device's "lead" took what the floor gave. Now
 // 31.0, 30.6 and 31.0. With 6 ms of network the frame is here 4 ms before
 // the pull after it: the 10 ms floor (before this session) made it wait a
-// pull more, 41.0 ms; now 31.0.
+// pull more, 41.0 ms; now 31.0. Pulled in 5 ms halves, two at once every
+// 10 ms (as miniaudio's null device calls back), with 7 ms of network:
+// 42.0 ms while each half was a pull of its own (the second looked 5 ms
+// ahead of the device's clock), 32.0 as one pull.
 func TestTrueDelay(t *testing.T) {
 	cases := []struct {
 		name string
@@ -112,9 +119,13 @@ func TestTrueDelay(t *testing.T) {
 		jit  time.Duration
 		pull func(i int) time.Duration
 		max  float64 // p50 bound, ms; 0: 34
+		half bool    // pulls of 5 ms, two at once every 10 ms (miniaudio's null device)
 	}{
 		{name: "clean, even pulls"},
 		{name: "clean, 6 ms network", net: 6 * time.Millisecond, max: 31},
+		{name: "5 ms halves, 7 ms network", net: 7 * time.Millisecond, max: 34, half: true, pull: func(i int) time.Duration {
+			return time.Duration(i/2) * 10 * time.Millisecond
+		}},
 		{name: "0-5 ms jitter", jit: 5 * time.Millisecond},
 		{name: "bursty pulls", pull: func(i int) time.Duration {
 			d := time.Duration(i) * 10 * time.Millisecond
@@ -133,7 +144,11 @@ func TestTrueDelay(t *testing.T) {
 			if bound == 0 {
 				bound = 34 // 20 ms frame + 1 ms network + a 10 ms pull + 3
 			}
-			d := trueDelays(t, 30*time.Second, 10*time.Second, net, c.jit, c.pull)
+			pullN := idleFrame
+			if c.half {
+				pullN /= 2
+			}
+			d := trueDelaysN(t, 30*time.Second, 10*time.Second, net, c.jit, pullN, c.pull)
 			if len(d) < 900 {
 				t.Fatalf("%d frame starts seen in 20 s, want 1000", len(d))
 			}
