@@ -28,15 +28,12 @@ func (tagDecoder) DecodeFEC(_ []byte, pcm []int16) error { clear(pcm); return ni
 func (tagDecoder) DecodePLC(pcm []int16) error           { clear(pcm); return nil }
 
 // trueDelays plays packets sent every 20 ms (arriving base + jitter
-// later) through a buffer pulled every 10 ms (pullAt) and returns, for
+// later) through a buffer pulled pullN samples at a time (at pullAt; nil:
+// every 10 ms) and returns, for
 // every played sample from 'from' on, the time from the sample's capture
 // (the end of its frame, as a sender hands it on) to its play time (the
 // pull's time plus its offset in the pull).
-func trueDelays(t *testing.T, dur, from, net, jit time.Duration, pullAt func(i int) time.Duration) []float64 {
-	return trueDelaysN(t, dur, from, net, jit, idleFrame, pullAt)
-}
-
-func trueDelaysN(t *testing.T, dur, from, net, jit time.Duration, pullN int, pullAt func(i int) time.Duration) []float64 {
+func trueDelays(t *testing.T, dur, from, net, jit time.Duration, pullN int, pullAt func(i int) time.Duration) []float64 {
 	t.Helper()
 	type pkt struct {
 		at time.Duration
@@ -148,7 +145,7 @@ func TestTrueDelay(t *testing.T) {
 			if c.half {
 				pullN /= 2
 			}
-			d := trueDelaysN(t, 30*time.Second, 10*time.Second, net, c.jit, pullN, c.pull)
+			d := trueDelays(t, 30*time.Second, 10*time.Second, net, c.jit, pullN, c.pull)
 			if len(d) < 900 {
 				t.Fatalf("%d frame starts seen in 20 s, want 1000", len(d))
 			}
