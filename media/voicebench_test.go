@@ -89,6 +89,7 @@ type vbRun struct {
 	delay, target  []float64 // the playout's delay and target, ms, sampled every 250 ms
 	lead           []float64 // the device's part of the target, ms
 	underruns      uint64    // the playout's underruns over the run
+	jst            []string  // the jitter buffers' counters at the end (whole call)
 }
 
 // logPlayout logs the jitter buffer's delay and target over the run.
@@ -98,6 +99,9 @@ func (r vbRun) logPlayout(t *testing.T) {
 		percentile(r.delay, 10), percentile(r.delay, 50), percentile(r.delay, 90),
 		percentile(r.target, 10), percentile(r.target, 50), percentile(r.target, 90),
 		percentile(r.lead, 10), percentile(r.lead, 50), percentile(r.lead, 90), r.underruns)
+	for _, s := range r.jst {
+		t.Logf("jitter buffer (whole call): %s", s)
+	}
 }
 
 // runVoiceBench joins srv's room with a checker publishing marks, calls
@@ -202,6 +206,14 @@ func runVoiceBench(t *testing.T, srv *lktest.Server, room string, d time.Duratio
 	if ok0 && ok1 {
 		r.concealedKnown, r.concealed, r.played = true, c1-c0, p1-p0
 	}
+	_ = call.do(context.Background(), func() error {
+		for _, ra := range call.subs {
+			st := ra.sub.Stats()
+			r.jst = append(r.jst, fmt.Sprintf("loss %.2f %%, late %d, underruns %d, concealed %d, FEC %d, inserted %d, dropped %d, accelerated %d (%v)",
+				st.LossPercent(), st.Late, st.Underruns, st.Concealed, st.FECRecovered, st.Inserted, st.Dropped, st.Accelerated, st.AccelTime))
+		}
+		return nil
+	})
 	r.gap, r.silent, r.gapAt = gaps.result()
 	r.up = vbMatch("user→agent", upSnd, upDet, r.from, r.to)
 	r.down = vbMatch("agent→user", downSnd, downDet, r.from, r.to)

@@ -25,6 +25,18 @@ const (
 // frame at the pull that starts it, up to a device period late.
 const safety = 5 * time.Millisecond
 
+// burstGap: Reads closer together than this are one pull of up to
+// maxBurst samples (10 ms; see Read). More is a catch-up after a stall:
+// one pull of it all would decide its last frames at the first one's time.
+const (
+	burstGap = time.Millisecond
+	maxBurst = Rate / 100
+)
+
+// stallResync is how long a device may stay over 100 ms behind its clock
+// (a stall it does not catch up on) before its clock is resynced.
+const stallResync = 100 * time.Millisecond
+
 // Decoder is what the buffer needs of an Opus decoder (*opus.Decoder, mono,
 // 48 kHz). PLC and FEC fill exactly cap(pcm) samples.
 type Decoder interface {
@@ -41,8 +53,11 @@ type Config struct {
 	// if that packet is already here, a frame (20 ms) later.
 	MinDelay, MaxDelay time.Duration
 	// CleanMinDelay is the floor on a clean link: no packet missing for
-	// CleanAfter (0: 5 s, counted from the first packet). 0 means 10 ms;
-	// it is never above MinDelay.
+	// CleanAfter (0: 5 s, counted from the first packet). 0 means 5 ms
+	// (the safety the target adds to the percentile anyway, so there the
+	// target is the measured variation's percentile plus 5 ms: a fixed 10
+	// ms floor made a packet that came 4 ms before a pull wait a pull more,
+	// TestTrueDelay); it is never above MinDelay.
 	CleanMinDelay, CleanAfter time.Duration
 	// Window is how much recent arrival history the target delay is
 	// estimated from; 0 means 2 s.
@@ -113,6 +128,10 @@ type Buffer struct {
 	clkOff             int64 // wall clock minus pulled, smoothed
 	clkInit            bool
 	lead               int64 // how far ahead of the wall clock the device pulls (max, decaying)
+	stalled            bool  // the device is over 100 ms behind its clock (since stallAt, wall samples)
+	stallAt            int64
+	devNow             int64 // the device's clock at the pull that drains the queue (see accept)
+	pullWall           int64 // wall clock (unix ns) of the last Read
 
 	st counters
 }
@@ -147,7 +166,7 @@ func New(cfg Config) (*Buffer, error) {
 	}
 	cfg.MaxDelay = max(cfg.MaxDelay, cfg.MinDelay)
 	if cfg.CleanMinDelay <= 0 {
-		cfg.CleanMinDelay = 10 * time.Millisecond
+		cfg.CleanMinDelay = 5 * time.Millisecond
 	}
 	cfg.CleanMinDelay = min(cfg.CleanMinDelay, cfg.MinDelay)
 	if cfg.CleanAfter <= 0 {
@@ -205,7 +224,22 @@ func (b *Buffer) Push(p Packet) bool {
 // len(out): decoded audio, concealment, or silence. It is meant for the
 // playback callback: it never blocks and does not allocate.
 func (b *Buffer) Read(out []int16) int {
-	b.blockAt, b.blockLen = b.pulled, int64(len(out))
+	// callbacks that come back to back (a device that hands a period
+	// over in parts, or catches up after a stall) are one pull: their
+	// samples are all handed over now, so a frame starting in a later
+	// part must be here just as early (see nowS). Taken as pulls of their
+	// own, the later parts looked pulled ahead of the device's clock, and
+	// the lead added that to the target: miniaudio's null device calls
+	// back with 5 ms twice in a row every 10 ms, which cost a whole pull
+	// (10 ms) for some arrival phases (TestTrueDelay, "5 ms halves").
+	wall := b.cfg.Now().UnixNano()
+	if b.blockLen > 0 && wall-b.pullWall < int64(burstGap) && b.pulled == b.blockAt+b.blockLen &&
+		b.blockLen+int64(len(out)) <= maxBurst {
+		b.blockLen += int64(len(out))
+	} else {
+		b.blockAt, b.blockLen = b.pulled, int64(len(out))
+	}
+	b.pullWall = wall
 	for i := 0; i < len(out); {
 		if b.pos >= b.flen {
 			b.produce()
@@ -222,7 +256,8 @@ func (b *Buffer) Read(out []int16) int {
 // the samples the device has pulled, tied to the wall clock by a slowly
 // adapting offset. A device calls back in bursts (a late callback, then
 // several at once); its sample count is steady, so the playout decisions
-// do not jitter with the callbacks. A stall of over 100 ms resyncs.
+// do not jitter with the callbacks. A device over 100 ms late is given
+// stallResync to catch up before the clock resyncs (see the switch).
 //
 // The clock is read at the start of the pull (blockAt) for every frame
 // the pull starts: a pull's samples are all handed over at once, so a
@@ -240,9 +275,28 @@ func (b *Buffer) nowS() int64 {
 	b.clkAt = b.blockAt
 	wall := (b.cfg.Now().UnixNano() - b.base) * Rate / int64(time.Second)
 	err := wall - (b.blockAt + b.clkOff)
-	if !b.clkInit || err > Rate/10 || err < -Rate/10 {
-		b.clkOff, b.clkInit = wall-b.blockAt, true
-	} else {
+	switch {
+	case !b.clkInit || err < -Rate/10:
+		b.clkOff, b.clkInit, b.stalled = wall-b.blockAt, true, false
+	case err > Rate/10:
+		// over 100 ms late: the device stalled. One that catches up
+		// (pulls the missed periods at once, as miniaudio's null device
+		// and audio.Clock do) is back on its clock within this burst of
+		// pulls, which then plays the audio that came meanwhile at the
+		// usual delay; one that skipped them (an underrun of a sound
+		// server) stays late, and is resynced after stallResync. Resynced
+		// at once (the first version), a catch-up burst looked like the
+		// device pulling up to 100 ms ahead: the lead kept that on top
+		// of the target for seconds (TestProcessStall).
+		if !b.stalled {
+			b.stalled, b.stallAt = true, wall
+		}
+		if wall-b.stallAt >= samples(stallResync) {
+			b.clkOff, b.stalled = wall-b.blockAt, false
+		}
+		return b.blockAt + b.clkOff
+	default:
+		b.stalled = false
 		b.clkOff += err / 32
 	}
 	now := b.blockAt + b.clkOff
@@ -286,8 +340,27 @@ func (b *Buffer) accept(s *slot) {
 	b.st.expected.Store(b.highest - b.firstSeq + 1)
 	b.lastArrS = arrS
 	b.updateJitter(arrS, ts)
-	b.addDelay(arrS, arrS-ts)
+	b.addDelay(arrS, b.devDelay(arrS, ts))
 	b.keep(s, seq, ts)
+}
+
+// devDelay is a packet's relative delay (arrival − timestamp) for the
+// target estimate, as the device saw it: a packet that came while the
+// device was behind its clock (it stalled: no pull since it should have
+// pulled) was in time for the pull that takes it, so its arrival counts
+// no later than the device's clock at that pull (devNow), and no earlier
+// than the fastest packet's. A stall of the whole process holds up the
+// goroutine reading the packets and the device alike; counted at the
+// wall clock's arrival, the packets read at the end of a 60 ms stall
+// raised the target by up to 60 ms for the whole window (2 s), though
+// none of them was late for the device (TestProcessStall). On time, the
+// device's clock is at or past every arrival it drains: no change.
+func (b *Buffer) devDelay(arrS, ts int64) int64 {
+	r := arrS - ts
+	if !b.started {
+		return r
+	}
+	return min(r, max(b.devNow-ts, b.minR))
 }
 
 // extend returns s's extended sequence number and timestamp (unwrapped
@@ -450,6 +523,9 @@ func (b *Buffer) first() *entry {
 // produce puts the next frame into pcm[:flen].
 func (b *Buffer) produce() {
 	b.pos = 0
+	if b.started {
+		b.devNow = b.nowS() // before drain: see devDelay
+	}
 	b.drain()
 	if !b.haveFirst {
 		b.silence(idleFrame, false)

@@ -19,7 +19,13 @@
 //     link, by shortening decoded frames by a pitch period (accelerate,
 //     see accel.go); whole frames are dropped only far above the target;
 //   - the floor of the target is 20 ms while packets go missing (in-band
-//     FEC needs the next packet to be here) and 10 ms on a clean link;
+//     FEC needs the next packet to be here) and 5 ms on a clean link
+//     (the target's safety margin: the target is then the percentile of
+//     the measured variation plus 5 ms);
+//   - a stall of the device (and of the goroutine reading the packets) is
+//     neither a pull-ahead nor network jitter: the clock waits for the
+//     device to catch up, and packets count as arriving no later than the
+//     device's clock at the pull that takes them;
 //   - consecutive sequence numbers with a timestamp jump are Opus DTX
 //     (silence), not loss; RTP sequence numbers and timestamps wrap.
 //
