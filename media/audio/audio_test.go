@@ -2,6 +2,7 @@ package audio
 
 import (
 	"math"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -157,7 +158,8 @@ func TestNullBackendCaptureAndPlayback(t *testing.T) {
 	defer ctx.Close()
 	r := NewRing(SampleRate)
 	c := ctx.NewCapture("", 10*time.Millisecond, nil)
-	if err := c.Start(r, func() {}); err != nil {
+	var notified atomic.Int64
+	if err := c.Start(r, func() { notified.Add(1) }); err != nil {
 		t.Fatal(err)
 	}
 	m := NewMixer(0)
@@ -170,8 +172,20 @@ func TestNullBackendCaptureAndPlayback(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)
+	// both data callbacks are C (stream.c): no Go code on the device
+	// threads; false means malgo's ma_device changed (ad_attach refused it)
+	if !c.CallbackInC() || !p.CallbackInC() {
+		t.Errorf("data callbacks in C: capture %v, playback %v", c.CallbackInC(), p.CallbackInC())
+	}
 	c.Stop()
 	p.Stop()
+	// woken about once per 20 ms frame, not per 10 ms period
+	if n := notified.Load(); n < 5 || n > 25 {
+		t.Errorf("capture woke its reader %d times in 300 ms, want about 15", n)
+	}
+	if late := p.Late(); late > 3 {
+		t.Errorf("%d playback periods late in 300 ms", late)
+	}
 	if r.Len() < SamplesPer(200*time.Millisecond) || RMS(make([]int16, 0)) != 0 {
 		t.Errorf("captured %d samples in 300 ms", r.Len())
 	}
