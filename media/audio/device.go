@@ -41,8 +41,10 @@ func (c *Capture) Name() string {
 	return "input " + c.id
 }
 
-// Start implements Source: it opens and starts the device. The callback
-// copies into out and returns.
+// Start implements Source: it opens and starts the device. Its C callback
+// copies into a C ring; a goroutine moves each Opus frame's worth into out
+// and calls notify (stream.go). Should the ma_device not be the one
+// stream.c knows, malgo's Go callback copies into out instead.
 func (c *Capture) Start(out *Ring, notify func()) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

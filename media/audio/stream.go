@@ -34,15 +34,22 @@ import (
 // side reads through the netpoller (no thread blocked in cgo, no P held):
 //
 //   - playback: the callback posts a request (sequence number, samples),
-//     wakes the goroutine and waits (at most one period) until it has
-//     mixed the period into the stream's buffer, then copies it out. The
-//     mixer runs when the device asks, as it did in the Go callback: no
-//     latency is added. A request not served in time plays silence and is
-//     counted (Playback.Late).
+//     wakes the goroutine and waits until it has mixed the period into the
+//     stream's buffer, then copies it out. The mixer runs when the device
+//     asks, as it did in the Go callback: no latency is added. The wait is
+//     bounded by playbackWait (the Go callback's was not); a request not
+//     served by then plays silence and is counted (Playback.Late).
 //   - capture: the callback copies the period into a ring and wakes the
 //     goroutine once a whole Opus frame is waiting; the goroutine moves it
 //     into the source's Ring and calls notify (the publisher is woken once
 //     per frame, as before).
+
+// playbackWait bounds the playback callback's wait for its goroutine. Not
+// one period: under load (load average 10 on the 2 cores here) the two
+// thread wake-ups of a request took longer than 10 ms for 1–4 % of the
+// periods, which then played silence; the Go callback simply delayed the
+// device then, and so does this, up to a stalled Go side.
+const playbackWait = 100 * time.Millisecond
 
 // errNoStream: the device's layout was not recognised (malgo changed); the
 // Go callback stays in place.
@@ -77,7 +84,7 @@ func newStream(period time.Duration, ring, wakeAt int) (*stream, error) {
 	for size < u64(ring) {
 		size <<= 1
 	}
-	waitMS := i32(max(int(period/time.Millisecond), 1))
+	waitMS := i32(int(max(playbackWait, 4*period) / time.Millisecond))
 	c := C.ad_stream_new(C.uint64_t(size), C.int(i32(a[1])), C.int(i32(b[0])), C.int(waitMS), C.uint64_t(u64(wakeAt)))
 	if c == nil {
 		for _, fd := range []int{a[0], a[1], b[0], b[1]} {
@@ -186,7 +193,7 @@ func (s *stream) close(started bool) {
 // not started) and starts its goroutine. On failure it returns nil and the
 // device keeps malgo's Go callback.
 func (c *Context) playbackStream(dev *malgo.Device, period time.Duration, m *Mixer) *stream {
-	s, err := newStream(period, SamplesPer(4*period), 0)
+	s, err := newStream(period, SamplesPer(max(100*time.Millisecond, 4*period)), 0)
 	if err == nil {
 		err = s.attach(dev, true)
 		if err != nil {
