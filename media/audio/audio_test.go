@@ -200,3 +200,54 @@ func TestNullBackendCaptureAndPlayback(t *testing.T) {
 		t.Error("headset heuristic")
 	}
 }
+
+// stallOnce is a mixer input that blocks once (a stalled Go side).
+type stallOnce struct {
+	calls atomic.Int64
+	stall time.Duration
+}
+
+func (s *stallOnce) Read(p []int16) int {
+	if s.calls.Add(1) == 20 {
+		time.Sleep(s.stall)
+	}
+	for i := range p {
+		p[i] = 1000
+	}
+	return len(p)
+}
+
+// TestPlaybackSurvivesAStalledMixer: the playback device's C callback
+// waits for its goroutine at most playbackWait; a longer stall plays
+// silence, is counted as late, and the device goes on with the mixer
+// afterwards.
+func TestPlaybackSurvivesAStalledMixer(t *testing.T) {
+	ctx, err := OpenContext(BackendNull, nil)
+	if err != nil {
+		t.Fatalf("null backend: %v", err)
+	}
+	defer ctx.Close()
+	m := NewMixer(0)
+	in := &stallOnce{stall: playbackWait + 150*time.Millisecond}
+	m.Add(in)
+	p := ctx.NewPlayback("", 10*time.Millisecond, m, nil)
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !p.CallbackInC() {
+		t.Fatal("playback data callback is not the C one")
+	}
+	time.Sleep(playbackWait + 700*time.Millisecond)
+	late := p.Late()
+	_, before, _ := m.Stats()
+	time.Sleep(200 * time.Millisecond)
+	_, after, _ := m.Stats()
+	p.Stop()
+	if late == 0 {
+		t.Errorf("a %v stall of the mixer: no period counted late", in.stall)
+	}
+	if after-before < uint64(SamplesPer(100*time.Millisecond)) {
+		t.Errorf("after the stall the device played %d audible samples in 200 ms", after-before)
+	}
+	t.Logf("%d periods late, %d mixer pulls", late, in.calls.Load())
+}
