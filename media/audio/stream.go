@@ -71,14 +71,15 @@ type stream struct {
 // streams have a ring of at least ring samples (a power of two) and wake the
 // Go side when wakeAt samples are waiting.
 func newStream(period time.Duration, ring, wakeAt int) (*stream, error) {
-	var a, b [2]int
-	if err := syscall.Pipe2(a[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
-		return nil, fmt.Errorf("audio: device stream: %w", err)
+	a, err := nonblockPipe()
+	if err != nil {
+		return nil, err
 	}
-	if err := syscall.Pipe2(b[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
+	b, err := nonblockPipe()
+	if err != nil {
 		_ = syscall.Close(a[0])
 		_ = syscall.Close(a[1])
-		return nil, fmt.Errorf("audio: device stream: %w", err)
+		return nil, err
 	}
 	size := uint64(1)
 	for size < u64(ring) {
@@ -102,6 +103,26 @@ func newStream(period time.Duration, ring, wakeAt int) (*stream, error) {
 		buf:  unsafe.Slice((*int16)(unsafe.Pointer(c.buf)), size),
 		done: make(chan struct{}),
 	}, nil
+}
+
+// nonblockPipe is a pipe with both ends non-blocking and close-on-exec
+// (syscall.Pipe2 is not on every Unix).
+func nonblockPipe() ([2]int, error) {
+	var p [2]int
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	if err := syscall.Pipe(p[:]); err != nil {
+		return p, fmt.Errorf("audio: device stream: %w", err)
+	}
+	for _, fd := range p {
+		syscall.CloseOnExec(fd)
+		if err := syscall.SetNonblock(fd, true); err != nil {
+			_ = syscall.Close(p[0])
+			_ = syscall.Close(p[1])
+			return p, fmt.Errorf("audio: device stream: %w", err)
+		}
+	}
+	return p, nil
 }
 
 // attach swaps the device's data callback for the stream's.
