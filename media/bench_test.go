@@ -75,6 +75,9 @@ func TestVoiceBenchCallCPU(t *testing.T) {
 	st := call.echo.Stats()
 	t.Logf("CPU %.1f %% of one core over %v; %.1f packets/s at the checker; echo canceller: %d far-end and %d capture blocks",
 		cpu, span, pps, st.Reverse, st.Capture)
+	if pb := call.playback; pb != nil {
+		t.Logf("playback device: data callback in C %v, %d periods played late (silence)", pb.CallbackInC(), pb.Late())
+	}
 	fmt.Printf("voice: call_cpu %.1f %%\n", cpu)
 	if pps < 40 {
 		t.Errorf("%.1f packets/s at the checker, want ≥ 40 (the call did not run)", pps)

@@ -2,6 +2,7 @@ package audio
 
 import (
 	"math"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -157,7 +158,8 @@ func TestNullBackendCaptureAndPlayback(t *testing.T) {
 	defer ctx.Close()
 	r := NewRing(SampleRate)
 	c := ctx.NewCapture("", 10*time.Millisecond, nil)
-	if err := c.Start(r, func() {}); err != nil {
+	var notified atomic.Int64
+	if err := c.Start(r, func() { notified.Add(1) }); err != nil {
 		t.Fatal(err)
 	}
 	m := NewMixer(0)
@@ -170,8 +172,20 @@ func TestNullBackendCaptureAndPlayback(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)
+	// both data callbacks are C (stream.c): no Go code on the device
+	// threads; false means malgo's ma_device changed (ad_attach refused it)
+	if !c.CallbackInC() || !p.CallbackInC() {
+		t.Errorf("data callbacks in C: capture %v, playback %v", c.CallbackInC(), p.CallbackInC())
+	}
 	c.Stop()
 	p.Stop()
+	// woken about once per 20 ms frame, not per 10 ms period
+	if n := notified.Load(); n < 5 || n > 25 {
+		t.Errorf("capture woke its reader %d times in 300 ms, want about 15", n)
+	}
+	if late := p.Late(); late > 3 {
+		t.Errorf("%d playback periods late in 300 ms", late)
+	}
 	if r.Len() < SamplesPer(200*time.Millisecond) || RMS(make([]int16, 0)) != 0 {
 		t.Errorf("captured %d samples in 300 ms", r.Len())
 	}
@@ -185,4 +199,55 @@ func TestNullBackendCaptureAndPlayback(t *testing.T) {
 	if !LooksLikeHeadset("Jabra Headset USB") || LooksLikeHeadset("Built-in Audio Analog Stereo") {
 		t.Error("headset heuristic")
 	}
+}
+
+// stallOnce is a mixer input that blocks once (a stalled Go side).
+type stallOnce struct {
+	calls atomic.Int64
+	stall time.Duration
+}
+
+func (s *stallOnce) Read(p []int16) int {
+	if s.calls.Add(1) == 20 {
+		time.Sleep(s.stall)
+	}
+	for i := range p {
+		p[i] = 1000
+	}
+	return len(p)
+}
+
+// TestPlaybackSurvivesAStalledMixer: the playback device's C callback
+// waits for its goroutine at most playbackWait; a longer stall plays
+// silence, is counted as late, and the device goes on with the mixer
+// afterwards.
+func TestPlaybackSurvivesAStalledMixer(t *testing.T) {
+	ctx, err := OpenContext(BackendNull, nil)
+	if err != nil {
+		t.Fatalf("null backend: %v", err)
+	}
+	defer ctx.Close()
+	m := NewMixer(0)
+	in := &stallOnce{stall: playbackWait + 150*time.Millisecond}
+	m.Add(in)
+	p := ctx.NewPlayback("", 10*time.Millisecond, m, nil)
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !p.CallbackInC() {
+		t.Fatal("playback data callback is not the C one")
+	}
+	time.Sleep(playbackWait + 700*time.Millisecond)
+	late := p.Late()
+	_, before, _ := m.Stats()
+	time.Sleep(200 * time.Millisecond)
+	_, after, _ := m.Stats()
+	p.Stop()
+	if late == 0 {
+		t.Errorf("a %v stall of the mixer: no period counted late", in.stall)
+	}
+	if after-before < uint64(SamplesPer(100*time.Millisecond)) {
+		t.Errorf("after the stall the device played %d audible samples in 200 ms", after-before)
+	}
+	t.Logf("%d periods late, %d mixer pulls", late, in.calls.Load())
 }

@@ -19,6 +19,7 @@ type Capture struct {
 
 	mu       sync.Mutex
 	dev      *malgo.Device
+	st       *stream // the C data callback's Go side (nil: malgo's Go callback)
 	stopping atomic.Bool
 }
 
@@ -40,8 +41,10 @@ func (c *Capture) Name() string {
 	return "input " + c.id
 }
 
-// Start implements Source: it opens and starts the device. The callback
-// copies into out and returns.
+// Start implements Source: it opens and starts the device. Its C callback
+// copies into a C ring; a goroutine moves each Opus frame's worth into out
+// and calls notify (stream.go). Should the ma_device not be the one
+// stream.c knows, malgo's Go callback copies into out instead.
 func (c *Capture) Start(out *Ring, notify func()) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -85,11 +88,15 @@ func (c *Capture) Start(out *Ring, notify func()) error {
 	if err != nil {
 		return fmt.Errorf("audio: open %s: %w", c.Name(), err)
 	}
+	st := c.ctx.captureStream(dev, c.period, out, notify)
 	if err := dev.Start(); err != nil {
 		dev.Uninit()
+		if st != nil {
+			st.close(true)
+		}
 		return fmt.Errorf("audio: start %s: %w", c.Name(), err)
 	}
-	c.dev = dev
+	c.dev, c.st = dev, st
 	return nil
 }
 
@@ -103,8 +110,19 @@ func (c *Capture) Stop() error {
 	c.stopping.Store(true)
 	err := c.dev.Stop()
 	c.dev.Uninit()
-	c.dev = nil
+	if c.st != nil {
+		c.st.close(true) // after Uninit: the callback no longer runs
+	}
+	c.dev, c.st = nil, nil
 	return err
+}
+
+// CallbackInC reports whether the running device's data callback is the C
+// one of stream.c (false: malgo's Go callback, or not running).
+func (c *Capture) CallbackInC() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.st != nil
 }
 
 // MixerInput is a source a Mixer plays: Read fills p with the next samples and
@@ -246,7 +264,9 @@ type Playback struct {
 
 	mu       sync.Mutex
 	dev      *malgo.Device
+	st       *stream // the C data callback's Go side (nil: malgo's Go callback)
 	stopping atomic.Bool
+	late     atomic.Uint64 // late periods of streams already closed
 }
 
 // NewPlayback returns a playback device for id ("" = default).
@@ -309,12 +329,36 @@ func (p *Playback) Start() error {
 	if err != nil {
 		return fmt.Errorf("audio: open %s: %w", p.Name(), err)
 	}
+	st := p.ctx.playbackStream(dev, p.period, m)
 	if err := dev.Start(); err != nil {
 		dev.Uninit()
+		if st != nil {
+			st.close(true)
+		}
 		return fmt.Errorf("audio: start %s: %w", p.Name(), err)
 	}
-	p.dev = dev
+	p.dev, p.st = dev, st
 	return nil
+}
+
+// Late is the number of periods the device played as silence because the
+// mixer did not deliver them within a period (the Go side was stalled).
+func (p *Playback) Late() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := p.late.Load()
+	if p.st != nil {
+		n += p.st.late()
+	}
+	return n
+}
+
+// CallbackInC reports whether the running device's data callback is the C
+// one of stream.c (false: malgo's Go callback, or not running).
+func (p *Playback) CallbackInC() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.st != nil
 }
 
 // Stop stops and closes the device.
@@ -327,6 +371,10 @@ func (p *Playback) Stop() error {
 	p.stopping.Store(true)
 	err := p.dev.Stop()
 	p.dev.Uninit()
-	p.dev = nil
+	if p.st != nil {
+		p.late.Add(p.st.late())
+		p.st.close(true) // after Uninit: the callback no longer runs
+	}
+	p.dev, p.st = nil, nil
 	return err
 }

@@ -5,10 +5,14 @@
 //
 // # Concurrency
 //
-// Device callbacks run on miniaudio's threads. They only copy samples into
-// or out of a [Ring] (single producer, single consumer, no locks, no
-// allocation) and poke a notification channel without blocking. Everything
-// else (encoding, metering, decoding) runs on ordinary goroutines.
+// Device callbacks run on miniaudio's threads and are C (stream.c): no Go
+// code runs there (see stream.go for why). The capture callback copies into
+// a C ring and wakes one goroutine per device through a pipe once an Opus
+// frame is waiting; that goroutine moves it into a [Ring] (single producer,
+// single consumer, no locks, no allocation) and notifies the publisher. The
+// playback callback asks its goroutine for the period and waits for it:
+// the [Mixer] runs on that goroutine when the device asks. Everything else
+// (encoding, metering, decoding) runs on ordinary goroutines.
 //
 // All audio is 48 kHz, mono, signed 16-bit.
 package audio

@@ -1,6 +1,7 @@
 package audio
 
 import (
+	"math"
 	"sync/atomic"
 )
 
@@ -32,6 +33,15 @@ func u64(n int) uint64 {
 		return 0
 	}
 	return uint64(n)
+}
+
+// i32 converts a small non-negative int (a file descriptor, milliseconds)
+// to int32 (-1 if out of range).
+func i32(n int) int32 {
+	if n < 0 || n > math.MaxInt32 {
+		return -1
+	}
+	return int32(n)
 }
 
 // toInt converts a sample count (at most the ring size) to int.

@@ -39,13 +39,12 @@ import (
 // Every cgo call that lasts leaves its P "in a system call", and the Go
 // runtime's monitor thread wakes every 20 µs while it retakes such Ps (see
 // docs/media.md, "Voice benchmark"), so one longer call costs less CPU
-// than four short ones. voice: either capture block had voice. With
-// automatic gain (Config.AutoGain), which works between the library's
-// calls, it makes the four calls instead.
+// than four short ones. voice: either capture block had voice. The
+// automatic gain (Config.AutoGain) runs after the call, on each step's
+// blocks in the same order as the four calls would (it only reads the
+// library's output and never feeds the library: the result is the same,
+// TestPairSameAsCalls).
 func (p *Processor) ProcessPair(rev0, cap0 []int16, d0 time.Duration, rev1, cap1 []int16, d1 time.Duration) (voice bool, err error) {
-	if p.agc != nil {
-		return p.pairByCalls(rev0, cap0, d0, rev1, cap1, d1)
-	}
 	for _, b := range [][]int16{rev0, rev1, cap1} {
 		if b != nil && len(b) != p.n {
 			return false, fmt.Errorf("%w: %d values, want %d", ErrBlockSize, len(b), p.n)
@@ -73,42 +72,35 @@ func (p *Processor) ProcessPair(rev0, cap0 []int16, d0 time.Duration, rev1, cap1
 		steps = 2
 	}
 	for i, rev := range [][]int16{rev0, rev1}[:steps] {
-		if rev != nil {
-			p.reverse++
-		}
-		p.capture++
-		if rc[2*i] < 0 {
-			p.errs++
-			err = &LibError{Op: "reverse", Code: int(rc[2*i])}
-		}
-		switch c := rc[2*i+1]; {
-		case c < 0:
-			p.errs++
-			err = &LibError{Op: "capture", Code: int(c)}
-		case c == 1:
-			voice = voice || p.voice
+		v, e := p.pairStep(rev, [][]int16{cap0, cap1}[i], int(rc[2*i]), int(rc[2*i+1]))
+		voice = voice || v
+		if e != nil {
+			err = e
 		}
 	}
 	return voice, err
 }
 
-// pairByCalls is ProcessPair one library call at a time.
-func (p *Processor) pairByCalls(rev0, cap0 []int16, d0 time.Duration, rev1, cap1 []int16, d1 time.Duration) (voice bool, err error) {
-	step := func(rev, capt []int16, d time.Duration) {
-		if rev != nil {
-			if e := p.ProcessReverse(rev); e != nil {
-				err = e
-			}
-		}
-		v, e := p.ProcessCapture(capt, d)
-		if e != nil {
-			err = e
-		}
-		voice = voice || v
+// pairStep accounts for one step of ProcessPair (the library's results
+// rcRev and rcCap) and runs the automatic gain on its blocks, as
+// ProcessReverse and ProcessCapture do after their calls. p.mu is held.
+func (p *Processor) pairStep(rev, capt []int16, rcRev, rcCap int) (voice bool, err error) {
+	if rev != nil {
+		p.reverse++
 	}
-	step(rev0, cap0, d0)
-	if cap1 != nil {
-		step(rev1, cap1, d1)
+	p.capture++
+	if rcRev < 0 {
+		p.errs++
+		err = &LibError{Op: "reverse", Code: rcRev}
+	} else if rev != nil && p.agc != nil {
+		p.agc.far(rev)
 	}
-	return voice, err
+	if rcCap < 0 {
+		p.errs++
+		return false, &LibError{Op: "capture", Code: rcCap}
+	}
+	if p.agc != nil {
+		p.agc.capture(capt, rcCap == 1)
+	}
+	return rcCap == 1 && p.voice, err
 }
