@@ -1,6 +1,7 @@
 package congestion
 
 import (
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -750,5 +751,44 @@ func TestNACKLossCapsEarly(t *testing.T) {
 				t.Errorf("LastLoss %v, want %v", p.acks.lostAt.Sub(t0), c.lastLoss)
 			}
 		})
+	}
+}
+
+// TestNACKRandomLoss: a lossy link that is not overloaded (independent
+// random loss, the SFU NACKing each gap when the next packet arrives)
+// rarely makes a lossy NACK window: a NACK cannot tell such loss from an
+// overload, and each lossy window is a cut.
+func TestNACKRandomLoss(t *testing.T) {
+	for _, c := range []struct {
+		loss     float64
+		rate     int // video pacing rate, bit/s (1200-byte packets back to back)
+		maxLossy uint64
+	}{
+		{0.02, 1_000_000, 0},
+		{0.05, 300_000, 0}, // under 20 packets in 500 ms: never
+		{0.05, 1_000_000, 1},
+		{0.10, 1_000_000, 12},
+	} {
+		var m nackMeter
+		r := rand.New(rand.NewPCG(1, 2))
+		t0 := time.Unix(1000, 0)
+		gap := time.Duration(float64(1200*8) / float64(c.rate) * float64(time.Second))
+		var gapSeqs []uint16
+		for i := range int(600 * time.Second / gap) {
+			at := t0.Add(time.Duration(i) * gap)
+			m.sent(videoSSRC, uint16(i), 1200, c.rate, at) // #nosec G115 -- wraps like sequence numbers
+			if r.Float64() < c.loss {
+				gapSeqs = append(gapSeqs, uint16(i)) // #nosec G115
+				continue
+			}
+			if len(gapSeqs) > 0 {
+				m.nack(nackOf(videoSSRC, gapSeqs...), at.Add(20*time.Millisecond))
+				gapSeqs = nil
+			}
+		}
+		t.Logf("%.0f %% random loss at %d kbit/s: %d lossy windows in 600 s (%d packets NACKed)", 100*c.loss, c.rate/1000, m.lossy, m.nacked)
+		if m.lossy > c.maxLossy {
+			t.Errorf("%.0f %% random loss at %d kbit/s: %d lossy windows in 600 s, want ≤ %d", 100*c.loss, c.rate/1000, m.lossy, c.maxLossy)
+		}
 	}
 }

@@ -79,6 +79,40 @@ func TestKeyFrameRequestsRateLimited(t *testing.T) {
 	}
 }
 
+// TestKeyFrameAnswersHeldBackRequests: requests held back by the rate
+// limit are answered by a keyframe written before the gap ends (forced
+// later, their keyframe replaced that one in the pacer before it was sent).
+func TestKeyFrameAnswersHeldBackRequests(t *testing.T) {
+	p := &Publisher{src: &Source{kind: KindScreen}, kfGap: 200 * time.Millisecond}
+	defer func() {
+		p.kfMu.Lock()
+		if p.kfTimer != nil {
+			p.kfTimer.Stop()
+		}
+		p.kfMu.Unlock()
+	}()
+	p.RequestKeyFrameLimited()
+	if !p.wantKF.Swap(false) {
+		t.Fatal("the first request did not ask for a keyframe")
+	}
+	p.RequestKeyFrameLimited() // held back: the gap has not ended
+	p.RequestKeyFrameLimited()
+	p.keyFrameWritten(9000, time.Now()) // the keyframe the first asked for
+	time.Sleep(400 * time.Millisecond)
+	if p.wantKF.Load() {
+		t.Fatal("requests made before a keyframe was written forced another after it")
+	}
+	// a request after the keyframe, inside the gap, is still forced later
+	p.RequestKeyFrameLimited()
+	deadline := time.Now().Add(5 * time.Second)
+	for !p.wantKF.Load() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !p.wantKF.Load() {
+		t.Fatal("a request held back after the keyframe never produced one")
+	}
+}
+
 func TestFilteredScalerKeepsFlatAndBeatsNearestOnText(t *testing.T) {
 	// a flat colour stays that colour (unity gain, no ringing)
 	src := image.NewRGBA(image.Rect(0, 0, 3840, 2160))
