@@ -105,7 +105,9 @@ func (c *Call) adaptVideo() {
 // control needs (adaptVideo).
 func (c *Call) videoKeyFrames(st congestion.Stats, now time.Time) {
 	// a lossy feedback report (≥ 10 %: the odd loss is repaired by a
-	// retransmission, keyframe packets only, or the receiver's PLI) said a
+	// retransmission, keyframe packets only, or the receiver's PLI), or a
+	// lossy window of the SFU's NACKs (≥ 30 %, often 0.5 s before the
+	// report: congestion.nackMeter), said a
 	// packet was lost that left after the track's last keyframe (the
 	// receiver is missing part of a frame: every frame after
 	// it is undecodable until a keyframe, and on a full link a

@@ -265,9 +265,9 @@ func runUplinkCap(t *testing.T, room string, phase1, phase2 time.Duration) ccRun
 			}
 			return nil
 		})
-		t.Logf("%s%v: estimate %d (gcc %d, %d lossy reports), audio %d, video %d (pacer), vp8 %d bit/s; queued %d B %v, %d dropped; feedback %d; relay queue drops %d; %dx%d; target %d; %d keyframes, last %d B, %d PLI",
+		t.Logf("%s%v: estimate %d (gcc %d, %d lossy reports), audio %d, video %d (pacer), vp8 %d bit/s; queued %d B %v, %d dropped; feedback %d; %d NACKed, %d lossy NACK windows, %d retransmitted; relay queue drops %d; %dx%d; target %d; %d keyframes, last %d B, %d PLI",
 			what, time.Since(start).Round(100*time.Millisecond), st.Estimate, st.GCC, st.LossyReports, st.AudioBitRate, st.VideoBitRate, r, st.Queued, st.QueueDelay.Round(time.Millisecond), st.QueueDrops,
-			st.Feedback, rs.QueueDrops, w, h, call.State().Stats.VideoTargetBitRate, kf, kb, kr)
+			st.Feedback, st.NACKed, st.NACKLossy, st.Retransmits, rs.QueueDrops, w, h, call.State().Stats.VideoTargetBitRate, kf, kb, kr)
 	}
 	runFor := func(d time.Duration, detail int) {
 		end := time.Now().Add(d)

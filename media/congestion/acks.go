@@ -35,9 +35,12 @@ type ackMeter struct {
 	capAt   time.Time // when cap was last brought up to date (capNow)
 	setAt   time.Time // when the overload that set it was measured
 	carried float64   // what the link carried then (bit/s)
-	reports uint64
-	lossy   uint64
-	lostAt  time.Time // departure of the newest packet a report said was lost
+	// fromNACK: the cap was set by a lossy NACK window (early), not yet
+	// measured by a TWCC report
+	fromNACK bool
+	reports  uint64
+	lossy    uint64
+	lostAt   time.Time // departure of the newest packet a report said was lost
 
 	arrivals [16]arrival // recent reports' arrival rates (a ring)
 	ai       int
@@ -285,9 +288,30 @@ func (a *ackMeter) feedback(fb *rtcp.TransportLayerCC, now time.Time, audioBps i
 	// first report after the uplink fell from 1 Mbit/s to 300 kbit/s said
 	// 406–475 kbit/s over all its packets)
 	carried := min(rate, r.carriedRate()) + float64(audioBps)
-	if c := a.capNow(now); c == 0 || capShare*carried < c {
+	if c := a.capNow(now); c == 0 || capShare*carried < c || a.fromNACK {
 		a.cap, a.capAt, a.setAt, a.carried = capShare*carried, now, now, carried
+		a.fromNACK = false
 	}
+}
+
+// early caps the estimate after a lossy NACK window (see nackMeter), the
+// 0.4–1.4 s before a TWCC report says the link fell: at 90 % of carried
+// (bit/s, audio included), unless it is capped lower already; lostAt is
+// the departure of the newest packet NACKed (a keyframe after it is what
+// repairs the picture). The cap then behaves as one set by a report
+// (rises back to carried, keeps the estimate ≥ 85 % of it), but the next
+// lossy report that measures the link replaces it, higher or lower: what
+// arrived is a measurement, while (1 − loss) × the pacing rate is mostly
+// above the link's rate (the bottleneck's queue takes the head of each
+// burst).
+func (a *ackMeter) early(carried float64, lostAt, now time.Time) {
+	if lostAt.After(a.lostAt) {
+		a.lostAt = lostAt
+	}
+	if c := a.capNow(now); c > 0 && c <= capShare*carried {
+		return
+	}
+	a.cap, a.capAt, a.setAt, a.carried, a.fromNACK = capShare*carried, now, now, carried, true
 }
 
 // capNow brings the cap up to now and returns it (0: none): from 90 % of

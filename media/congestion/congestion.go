@@ -111,11 +111,17 @@ type Stats struct {
 	GCC int
 	// LossyReports counts feedback reports with ≥ 10 % of the packets lost.
 	LossyReports uint64
-	// LastLoss is when the newest packet that a lossy report (≥ 10 %)
-	// said was lost left the pacer (zero: none yet).
+	// LastLoss is when the newest packet that a lossy report (≥ 10 %) or
+	// a lossy NACK window said was lost left the pacer (zero: none yet).
 	LastLoss time.Time
 	// Feedback counts TWCC feedback packets received.
 	Feedback uint64
+	// NACKed counts the video packets the SFU NACKed (each once), and
+	// NACKLossy the NACK windows that said the link carries less than we
+	// send (each capped the estimate, or asked for a keyframe: LastLoss).
+	NACKed, NACKLossy uint64
+	// Retransmits counts the retransmissions that left the pacer.
+	Retransmits uint64
 	// AudioBitRate and VideoBitRate are what left the pacer over the last
 	// second (RTP headers and payload, bit/s).
 	AudioBitRate, VideoBitRate int
@@ -147,6 +153,8 @@ func (c *Controller) Stats() Stats {
 	e.pacer.mu.Lock()
 	s.LossyReports = e.pacer.acks.lossy
 	s.LastLoss = e.pacer.acks.lostAt
+	s.NACKed, s.NACKLossy = e.pacer.nacks.nacked, e.pacer.nacks.lossy
+	s.Retransmits = e.pacer.rtxSent
 	e.pacer.mu.Unlock()
 	s.AudioBitRate, s.VideoBitRate, s.Queued, s.QueueDelay, s.QueueDrops, s.QueueOverflows = e.pacer.stats(time.Now())
 	s.TWCCStreams = int(e.twccStreams.Load())
@@ -194,9 +202,12 @@ const transportCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide
 // WriteRTCP implements cc.BandwidthEstimator.
 func (e *estimator) WriteRTCP(pkts []rtcp.Packet, a interceptor.Attributes) error {
 	for _, p := range pkts {
-		if fb, ok := p.(*rtcp.TransportLayerCC); ok {
+		switch p := p.(type) {
+		case *rtcp.TransportLayerCC:
 			e.feedback.Add(1)
-			e.pacer.feedback(fb, time.Now())
+			e.pacer.feedback(p, time.Now())
+		case *rtcp.TransportLayerNack:
+			e.pacer.nack(p, time.Now())
 		}
 	}
 	return e.SendSideBWE.WriteRTCP(pkts, a)

@@ -1,6 +1,7 @@
 package congestion
 
 import (
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -170,7 +171,16 @@ const (
 
 func newTestPacer(t *testing.T, estimate int) (*pacer, *sink) {
 	t.Helper()
-	p := newPacer(estimate)
+	p, s := newStoppedPacer(t, estimate)
+	go p.run()
+	return p, s
+}
+
+// newStoppedPacer is a pacer that lets nothing out until the test calls
+// its send.
+func newStoppedPacer(t *testing.T, estimate int) (*pacer, *sink) {
+	t.Helper()
+	p := makePacer(estimate)
 	t.Cleanup(func() { _ = p.Close() })
 	s := &sink{twcc: twccID}
 	exts := []interceptor.RTPHeaderExtension{{URI: transportCCURI, ID: twccID}}
@@ -256,7 +266,7 @@ func TestPacerSendsAudioAtOnceAndPacesVideo(t *testing.T) {
 }
 
 func TestPacerRetransmissionsFirstAndKeyFrameFlush(t *testing.T) {
-	p, _ := newTestPacer(t, 100_000)
+	p, _ := newStoppedPacer(t, 100_000)
 	p.SetTargetBitrate(100_000)
 	w := func(seq uint16, first, key bool) {
 		t.Helper()
@@ -303,7 +313,7 @@ func TestPacerRetransmissionsFirstAndKeyFrameFlush(t *testing.T) {
 // before it, not of a delta frame after it), and lets it out through the
 // media stream's writer.
 func TestPacerRTX(t *testing.T) {
-	p, s := newTestPacer(t, 100_000)
+	p, s := newStoppedPacer(t, 100_000)
 	p.SetTargetBitrate(100_000)
 	for q := uint16(10); q < 20; q++ {
 		if _, err := p.Write(&rtp.Header{SSRC: videoSSRC, SequenceNumber: q}, vp8Payload(q == 10, q == 10, 1188), nil); err != nil {
@@ -340,14 +350,12 @@ func TestPacerRTX(t *testing.T) {
 	}
 	p.SetTargetBitrate(10_000_000)
 	p.setTarget(10_000_000)
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, o := range s.sent() {
-			if o.ssrc == rtxSSRC && o.seq == 500 {
-				return
-			}
+	p.send(time.Now())
+	p.send(time.Now().Add(time.Second))
+	for _, o := range s.sent() {
+		if o.ssrc == rtxSSRC && o.seq == 500 {
+			return
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("the RTX packet never left the pacer; sent %v", s.sent())
 }
@@ -469,6 +477,24 @@ func TestAckMeterCapsOnOverload(t *testing.T) {
 		t.Errorf("a report across the fall to 300 kbit/s: estimate %d, want 0.9 × 300 kbit/s", got)
 	}
 
+	// a cap set early by the NACKs (ackMeter.early, 90 % of 200 kbit/s)
+	// gives way to the next overloaded lossy report's measure, though
+	// higher (0.9 × 300 kbit/s); a later NACK window above the cap does
+	// not raise it
+	a = &ackMeter{}
+	a.early(200_000, time.Time{}, time.Unix(999, 0))
+	if got := a.limit(1_000_000, time.Unix(999, 0)); got != 180_000 {
+		t.Errorf("after a lossy NACK window: estimate %d, want 180000", got)
+	}
+	a, now = runOn(a, time.Unix(1000, 0), 600_000, 300_000, 0)
+	if got := a.limit(1_000_000, now); got < 250_000 || got > 290_000 {
+		t.Errorf("a report measuring 300 kbit/s after a NACK cap of 180 kbit/s: estimate %d, want 0.9 × 300 kbit/s", got)
+	}
+	a.early(400_000, time.Time{}, now)
+	if got := a.limit(1_000_000, now); got < 250_000 || got > 290_000 {
+		t.Errorf("a NACK window above the measured cap: estimate %d, want it unchanged", got)
+	}
+
 	a, now = run(300_000, 300_000, 0)
 	if got := a.limit(1_000_000, now); got != 1_000_000 {
 		t.Errorf("loss without overload capped the estimate at %d", got)
@@ -479,5 +505,290 @@ func TestAckMeterCapsOnOverload(t *testing.T) {
 	}
 	if got := a.limit(100_000, now.Add(6*time.Second)); got != 100_000 {
 		t.Errorf("6 s later: estimate %d, want GCC's", got)
+	}
+}
+
+// TestPacerRTXGap: a NACKed packet of the newest keyframe is queued again
+// only when no retransmission of it waits in the queue and the last one
+// left ≥ rtxGap ago (the SFU repeats its NACK 5 times within a few
+// hundred ms; the old 250 ms from the first NACK let most of them pass
+// unanswered); a retransmission dropped from the queue (overflow) leaves
+// no mark.
+func TestPacerRTXGap(t *testing.T) {
+	p, _ := newStoppedPacer(t, 100_000)
+	if _, err := p.Write(&rtp.Header{SSRC: videoSSRC, SequenceNumber: 10}, vp8Payload(true, true, 1188), nil); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1000, 0)
+	const (
+		nack = iota
+		leave
+		drop
+	)
+	for i, s := range []struct {
+		at   time.Duration
+		do   int
+		want bool // for nack: queued
+	}{
+		{0, nack, true},
+		{10 * time.Millisecond, nack, false}, // the first still waits in the queue
+		{20 * time.Millisecond, leave, false},
+		{70 * time.Millisecond, nack, false}, // 50 ms after it left: on its way
+		{130 * time.Millisecond, nack, true}, // 110 ms after: lost too (250 ms from the first NACK refused it)
+		{135 * time.Millisecond, leave, false},
+		{200 * time.Millisecond, nack, false},
+		{300 * time.Millisecond, nack, true},
+		{310 * time.Millisecond, drop, false}, // dropped from the queue, never left
+		{320 * time.Millisecond, nack, true},
+	} {
+		now := t0.Add(s.at)
+		p.mu.Lock()
+		switch s.do {
+		case nack:
+			if got := p.wantRetransmit(videoSSRC, 12, 0, now); got != s.want {
+				t.Errorf("step %d: NACK at %v queued %v, want %v", i, s.at, got, s.want)
+			}
+		case leave:
+			p.rtxDone(queued{ssrc: videoSSRC, seq: 12, retransmit: true}, now)
+		case drop:
+			p.queue = append(p.queue, queued{ssrc: videoSSRC, seq: 12, retransmit: true})
+			p.flush(videoSSRC)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// nackOf is a NACK of ssrc naming seqs.
+func nackOf(ssrc uint32, seqs ...uint16) *rtcp.TransportLayerNack {
+	return &rtcp.TransportLayerNack{MediaSSRC: ssrc, Nacks: rtcp.NackPairsFromSequenceNumbers(seqs)}
+}
+
+// TestNACKLossCapsEarly: the SFU's NACKs cap the estimate before any TWCC
+// report says the link fell (see nackMeter): a window of packets paced at
+// a known rate with a large share NACKed caps it at 90 % of (1 − loss) ×
+// (the pacing rate + the audio); a small share, a repeated NACK, too few
+// packets, losses older than the window or from before the last cut do
+// not (again).
+func TestNACKLossCapsEarly(t *testing.T) {
+	const (
+		size = 1200
+		gcc  = 2_000_000 // GCC's estimate, far above the link (as measured at the drop)
+	)
+	t0 := time.Unix(1000, 0)
+	type batch struct {
+		first, n uint16        // media sequence numbers first … first+n-1
+		from     time.Duration // departure of the first
+		rate     int           // pacing rate, bit/s: packets leave back to back at it
+	}
+	type nackAt struct {
+		at   time.Duration
+		ssrc uint32
+		seqs []uint16
+	}
+	// lost is seqs first … first+n-1 whose index mod 10 is under k
+	lost := func(first, n uint16, k uint16) []uint16 {
+		var out []uint16
+		for i := range n {
+			if i%10 < k {
+				out = append(out, first+i)
+			}
+		}
+		return out
+	}
+	gap := func(rate int) time.Duration {
+		return time.Duration(float64(size*8) / float64(rate) * float64(time.Second))
+	}
+	repeat := func(seqs []uint16, times int) []uint16 {
+		var out []uint16
+		for range times {
+			out = append(out, seqs...)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name     string
+		sent     []batch
+		audio    int // audio bit/s over the last second
+		nacks    []nackAt
+		lo, hi   float64       // the estimate after the NACKs
+		lossy    uint64        // lossy windows
+		nacked   uint64        // distinct packets NACKed (0: not checked)
+		lastLoss time.Duration // -1: none
+	}{
+		{
+			name:  "70 % lost at 1 Mbit/s",
+			sent:  []batch{{100, 40, 0, 1_000_000}},
+			audio: 40_000,
+			nacks: []nackAt{{450 * time.Millisecond, videoSSRC, lost(100, 40, 7)}},
+			// the window: 100…137 (the packet after the newest NACKed
+			// one arrived), 28 of 38 lost
+			lo: 0.9 * 10 / 38 * 1_040_000 * 0.97, hi: 0.9 * 10 / 38 * 1_040_000 * 1.03,
+			lossy: 1, lastLoss: 36 * gap(1_000_000),
+		},
+		{
+			// 20 packets arrive, then 2 of every 3 are lost: the window
+			// starts at the first loss (120…140, 14 of 21 lost)
+			name:  "the window starts at the first loss",
+			sent:  []batch{{100, 41, 0, 1_000_000}},
+			nacks: []nackAt{{450 * time.Millisecond, videoSSRC, []uint16{120, 121, 123, 124, 126, 127, 129, 130, 132, 133, 135, 136, 138, 139}}},
+			lo:    0.9 * 7 / 21 * 1_000_000 * 0.97, hi: 0.9 * 7 / 21 * 1_000_000 * 1.03,
+			lossy: 1, lastLoss: 39 * gap(1_000_000),
+		},
+		{
+			name:  "5 % lost: no cap",
+			sent:  []batch{{100, 40, 0, 1_000_000}},
+			nacks: []nackAt{{450 * time.Millisecond, videoSSRC, []uint16{110, 130}}},
+			lo:    gcc, hi: gcc, lastLoss: -1,
+		},
+		{
+			name:  "a repeated NACK counts once",
+			sent:  []batch{{100, 40, 0, 1_000_000}},
+			nacks: []nackAt{{450 * time.Millisecond, videoSSRC, repeat([]uint16{110, 130}, 5)}, {490 * time.Millisecond, videoSSRC, []uint16{110, 130}}},
+			lo:    gcc, hi: gcc, lastLoss: -1, nacked: 2,
+		},
+		{
+			name:  "too few packets",
+			sent:  []batch{{100, 6, 0, 1_000_000}},
+			nacks: []nackAt{{100 * time.Millisecond, videoSSRC, []uint16{101, 102, 103, 104}}},
+			lo:    gcc, hi: gcc, lastLoss: -1,
+		},
+		{
+			name:  "another stream's NACK",
+			sent:  []batch{{100, 40, 0, 1_000_000}},
+			nacks: []nackAt{{450 * time.Millisecond, 4444, lost(100, 40, 7)}},
+			lo:    gcc, hi: gcc, lastLoss: -1,
+		},
+		{
+			// 50 packets 40 ms apart: the first ten lost, and the last;
+			// the window (500 ms up to the last) holds 1 loss in 13
+			name:  "losses older than the window",
+			sent:  []batch{{100, 50, 0, 240_000}},
+			nacks: []nackAt{{2100 * time.Millisecond, videoSSRC, append(lost(100, 10, 10), 149)}},
+			lo:    gcc, hi: gcc, lastLoss: -1,
+		},
+		{
+			// the cut at 450 ms; the old-rate packets that left before it
+			// are NACKed after it (no second cut); the packets paced at
+			// 400 kbit/s after it lose 30 %: a second cut
+			name: "after a cut only later departures count",
+			sent: []batch{{100, 40, 0, 1_000_000}, {140, 30, 480 * time.Millisecond, 400_000}},
+			nacks: []nackAt{
+				{450 * time.Millisecond, videoSSRC, lost(100, 30, 7)},
+				{470 * time.Millisecond, videoSSRC, lost(130, 10, 7)},
+				{1100 * time.Millisecond, videoSSRC, lost(140, 30, 4)},
+			},
+			// the second window: 143…164 (500 ms up to the newest
+			// loss), 9 of 22 lost (the first, 100…127 with 21 of 28
+			// lost, capped at 225 kbit/s)
+			lo: 0.9 * 13 / 22 * 400_000 * 0.97, hi: 0.9 * 13 / 22 * 400_000 * 1.03,
+			lossy: 2, lastLoss: 480*time.Millisecond + 23*gap(400_000),
+		},
+		{
+			// the same without the second batch's loss: the NACKs of the
+			// old-rate packets leave the first cut as it is
+			name: "old packets NACKed after a cut",
+			sent: []batch{{100, 40, 0, 1_000_000}},
+			nacks: []nackAt{
+				{300 * time.Millisecond, videoSSRC, lost(100, 25, 7)},
+				{470 * time.Millisecond, videoSSRC, lost(125, 15, 9)},
+			},
+			// the window 100…125, 19 of 26 lost
+			lo: 0.9 * 7 / 26 * 1_000_000 * 0.97, hi: 0.9 * 7 / 26 * 1_000_000 * 1.03,
+			lossy: 1, lastLoss: 24 * gap(1_000_000),
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, _ := newStoppedPacer(t, gcc)
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			var departures []struct {
+				at  time.Duration
+				seq uint16
+				r   int
+			}
+			for _, b := range c.sent {
+				for i := range b.n {
+					departures = append(departures, struct {
+						at  time.Duration
+						seq uint16
+						r   int
+					}{b.from + time.Duration(i)*gap(b.rate), b.first + i, b.rate})
+				}
+			}
+			if c.audio > 0 {
+				for i := range 50 {
+					p.audioOut.add(t0.Add(time.Duration(i)*20*time.Millisecond-550*time.Millisecond), c.audio/8/50)
+				}
+			}
+			end := time.Duration(0)
+			d := 0
+			for _, n := range c.nacks {
+				for d < len(departures) && departures[d].at <= n.at {
+					x := departures[d]
+					p.nacks.sent(videoSSRC, x.seq, size, x.r, t0.Add(x.at))
+					d++
+				}
+				p.mu.Unlock()
+				p.nack(nackOf(n.ssrc, n.seqs...), t0.Add(n.at))
+				p.mu.Lock()
+				end = n.at
+			}
+			now := t0.Add(end)
+			if got := p.effective(now); float64(got) < c.lo || float64(got) > c.hi {
+				t.Errorf("estimate %d, want %.0f…%.0f", got, c.lo, c.hi)
+			}
+			if c.nacked > 0 && p.nacks.nacked != c.nacked {
+				t.Errorf("%d packets NACKed, want %d", p.nacks.nacked, c.nacked)
+			}
+			if p.nacks.lossy != c.lossy {
+				t.Errorf("%d lossy windows, want %d", p.nacks.lossy, c.lossy)
+			}
+			want := time.Time{}
+			if c.lastLoss >= 0 {
+				want = t0.Add(c.lastLoss)
+			}
+			if !p.acks.lostAt.Equal(want) {
+				t.Errorf("LastLoss %v, want %v", p.acks.lostAt.Sub(t0), c.lastLoss)
+			}
+		})
+	}
+}
+
+// TestNACKRandomLoss: a lossy link that is not overloaded (independent
+// random loss, the SFU NACKing each gap when the next packet arrives)
+// rarely makes a lossy NACK window: a NACK cannot tell such loss from an
+// overload, and each lossy window is a cut.
+func TestNACKRandomLoss(t *testing.T) {
+	for _, c := range []struct {
+		loss     float64
+		rate     int // video pacing rate, bit/s (1200-byte packets back to back)
+		maxLossy uint64
+	}{
+		{0.02, 1_000_000, 0},
+		{0.05, 300_000, 0}, // under 20 packets in 500 ms: never
+		{0.05, 1_000_000, 1},
+		{0.10, 1_000_000, 12},
+	} {
+		var m nackMeter
+		r := rand.New(rand.NewPCG(1, 2))
+		t0 := time.Unix(1000, 0)
+		gap := time.Duration(float64(1200*8) / float64(c.rate) * float64(time.Second))
+		var gapSeqs []uint16
+		for i := range int(600 * time.Second / gap) {
+			at := t0.Add(time.Duration(i) * gap)
+			m.sent(videoSSRC, uint16(i), 1200, c.rate, at) // #nosec G115 -- wraps like sequence numbers
+			if r.Float64() < c.loss {
+				gapSeqs = append(gapSeqs, uint16(i)) // #nosec G115
+				continue
+			}
+			if len(gapSeqs) > 0 {
+				m.nack(nackOf(videoSSRC, gapSeqs...), at.Add(20*time.Millisecond))
+				gapSeqs = nil
+			}
+		}
+		t.Logf("%.0f %% random loss at %d kbit/s: %d lossy windows in 600 s (%d packets NACKed)", 100*c.loss, c.rate/1000, m.lossy, m.nacked)
+		if m.lossy > c.maxLossy {
+			t.Errorf("%.0f %% random loss at %d kbit/s: %d lossy windows in 600 s, want ≤ %d", 100*c.loss, c.rate/1000, m.lossy, c.maxLossy)
+		}
 	}
 }

@@ -51,10 +51,10 @@ type pacer struct {
 	keySeq   map[uint32]uint16 // first sequence number of the newest VP8 keyframe, per SSRC
 	rtx      map[uint32]uint32 // media SSRC of each RTX SSRC (RFC 4588 retransmissions)
 	keyTS    map[uint32]uint32 // RTP timestamp of the newest VP8 keyframe, per SSRC
-	// when each packet of the newest keyframe was last queued for
-	// retransmission, per SSRC
-	rtxAt    map[uint32]map[uint16]time.Time
+	// the retransmissions of the newest keyframe's packets, per SSRC
+	rtxAt    map[uint32]map[uint16]rtxMark
 	acks     ackMeter
+	nacks    nackMeter
 	budget   float64   // bytes that may leave now (≤ burst)
 	last     time.Time // last budget update
 	audioOut rateMeter
@@ -62,6 +62,7 @@ type pacer struct {
 	dropped  uint64 // video packets dropped because the queue held more than maxQueue
 	overflow uint64 // times that happened (the encoders owe a keyframe)
 	flushed  uint64 // video packets dropped from the queue for a newer keyframe
+	rtxSent  uint64 // retransmissions that left
 
 	wake chan struct{}
 	done chan struct{}
@@ -92,6 +93,14 @@ const (
 )
 
 func newPacer(initial int) *pacer {
+	p := makePacer(initial)
+	go p.run()
+	return p
+}
+
+// makePacer is newPacer without its goroutine (tests let packets out
+// themselves, by send).
+func makePacer(initial int) *pacer {
 	hx := &twcc.HeaderExtensionInterceptor{}
 	p := &pacer{
 		hx:       hx,
@@ -104,12 +113,11 @@ func newPacer(initial int) *pacer {
 		keySeq:   map[uint32]uint16{},
 		rtx:      map[uint32]uint32{},
 		keyTS:    map[uint32]uint32{},
-		rtxAt:    map[uint32]map[uint16]time.Time{},
+		rtxAt:    map[uint32]map[uint16]rtxMark{},
 		estimate: initial,
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
-	go p.run()
 	return p
 }
 
@@ -186,7 +194,7 @@ func (p *pacer) Write(h *rtp.Header, payload []byte, attrs interceptor.Attribute
 			p.flush(h.SSRC)
 			p.keySeq[h.SSRC] = h.SequenceNumber
 			p.keyTS[h.SSRC] = h.Timestamp
-			p.rtxAt[h.SSRC] = map[uint16]time.Time{}
+			p.rtxAt[h.SSRC] = map[uint16]rtxMark{}
 		}
 		p.queue = append(p.queue, q)
 	}
@@ -209,16 +217,28 @@ func (p *pacer) media(h *rtp.Header, payload []byte) (ssrc uint32, seq uint16, r
 	return h.SSRC, h.SequenceNumber, false
 }
 
-// rtxGap is the least time between two retransmissions of one packet:
-// the SFU repeats its NACK every few tens of milliseconds while the first
-// answer still waits in the bottleneck's queue.
-const rtxGap = 250 * time.Millisecond
+// rtxGap is the least time between a retransmission of a packet leaving
+// the pacer and the next one: the SFU repeats its NACK (livekit-server:
+// up to 5 times, RTT × 1.25ⁿ apart, at least 20 ms) while the first
+// answer may still be on its way through the bottleneck's queue (50 ms in
+// the tests). It was 250 ms counted from the first NACK, which let the SFU
+// spend most of its NACKs for a keyframe packet inside it: when the one
+// answer was lost too (the link just fell and lost most of what it got),
+// the picture waited for the receiver's PLI.
+const rtxGap = 100 * time.Millisecond
+
+// rtxMark is where a packet's retransmission is.
+type rtxMark struct {
+	queued bool      // one waits in the pacer's queue
+	left   time.Time // when the last one left (zero: none yet)
+}
 
 // wantRetransmit reports whether a NACKed packet (seq, RTP timestamp ts)
 // of stream ssrc is worth sending again (p.mu held; it records the
 // retransmission). Once the stream had a VP8 keyframe, only that
-// keyframe's packets are, each at most once per rtxGap: a packet from
-// before it is useless (after the uplink fell, the SFU's NACKs for what
+// keyframe's packets are: not while one of their retransmissions still
+// waits in the queue, and rtxGap after one left. A packet from before the
+// keyframe is useless (after the uplink fell, the SFU's NACKs for what
 // the bottleneck lost would go ahead of the keyframe), and resending
 // delta frames on a link that just lost them adds to the overload (in the
 // bench, 178 retransmissions kept a 300 kbit/s link full and froze the
@@ -234,11 +254,28 @@ func (p *pacer) wantRetransmit(ssrc uint32, seq uint16, ts uint32, now time.Time
 		return false
 	}
 	at := p.rtxAt[ssrc]
-	if last, ok := at[seq]; ok && now.Sub(last) < rtxGap {
+	m := at[seq]
+	if m.queued || (!m.left.IsZero() && now.Sub(m.left) < rtxGap) {
 		return false
 	}
-	at[seq] = now
+	m.queued = true
+	at[seq] = m
 	return true
+}
+
+// rtxDone records that the queued retransmission q left at now, or was
+// dropped (zero now) (p.mu held).
+func (p *pacer) rtxDone(q queued, now time.Time) {
+	at := p.rtxAt[q.ssrc]
+	m, ok := at[q.seq]
+	if !ok {
+		return
+	}
+	m.queued = false
+	if !now.IsZero() {
+		m.left = now
+	}
+	at[q.seq] = m
 }
 
 // effective is the estimate used (p.mu held): GCC's, capped after a
@@ -257,6 +294,9 @@ func (p *pacer) flush(ssrc uint32) {
 		if q.ssrc == ssrc {
 			p.qBytes -= q.h.MarshalSize() + len(q.p)
 			p.flushed++
+			if q.retransmit {
+				p.rtxDone(q, time.Time{})
+			}
 			continue
 		}
 		kept = append(kept, q)
@@ -298,6 +338,19 @@ func (p *pacer) feedback(fb *rtcp.TransportLayerCC, now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.acks.feedback(fb, now, p.audioOut.rate(now))
+}
+
+// nack takes one of the SFU's NACKs: a lossy window (see nackMeter) caps
+// the estimate at once (ackMeter.early), from the loss and the rate the
+// window's packets left at, plus the audio.
+func (p *pacer) nack(n *rtcp.TransportLayerNack, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w, ok := p.nacks.nack(n, now)
+	if !ok || !w.lossy() || w.rate() <= 0 {
+		return
+	}
+	p.acks.early((1-w.loss())*(w.rate()+float64(p.audioOut.rate(now))), w.lostAt, now)
 }
 
 // effectiveEstimate is effective, locked.
@@ -368,6 +421,12 @@ func (p *pacer) send(now time.Time) {
 		p.qBytes -= n
 		p.budget -= float64(n)
 		p.videoOut.add(now, n)
+		if q.retransmit {
+			p.rtxDone(q, now)
+			p.rtxSent++
+		} else {
+			p.nacks.sent(q.ssrc, q.seq, n, int(rate*8), now)
+		}
 		w := p.writers[q.ssrc]
 		p.mu.Unlock()
 		if w != nil {

@@ -79,6 +79,68 @@ func TestKeyFrameRequestsRateLimited(t *testing.T) {
 	}
 }
 
+// TestKeyFrameAnswersHeldBackRequests: requests held back by the rate
+// limit are answered by a keyframe written before the gap ends (forced
+// later, their keyframe replaced that one in the pacer before it was sent).
+func TestKeyFrameAnswersHeldBackRequests(t *testing.T) {
+	p := &Publisher{src: &Source{kind: KindScreen}, kfGap: 200 * time.Millisecond}
+	defer func() {
+		p.kfMu.Lock()
+		if p.kfTimer != nil {
+			p.kfTimer.Stop()
+		}
+		p.kfMu.Unlock()
+	}()
+	p.RequestKeyFrameLimited()
+	if !p.wantKF.Swap(false) {
+		t.Fatal("the first request did not ask for a keyframe")
+	}
+	p.RequestKeyFrameLimited() // held back: the gap has not ended
+	p.RequestKeyFrameLimited()
+	p.keyFrameWritten(9000, time.Now()) // the keyframe the first asked for
+	time.Sleep(400 * time.Millisecond)
+	if p.wantKF.Load() {
+		t.Fatal("requests made before a keyframe was written forced another after it")
+	}
+	// a request after the keyframe, inside the gap, is still forced later
+	p.RequestKeyFrameLimited()
+	deadline := time.Now().Add(5 * time.Second)
+	for !p.wantKF.Load() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !p.wantKF.Load() {
+		t.Fatal("a request held back after the keyframe never produced one")
+	}
+}
+
+// TestKeyFrameGap: the least time between forced keyframes is 1.5× the
+// time the last keyframe takes at the higher of today's target and the
+// one it was made for (at least kfGap, at most maxKeyFrameGap).
+func TestKeyFrameGap(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		size           int
+		madeAt, target int64 // bit/s
+		want           time.Duration
+	}{
+		{"same rate", 9000, 180_000, 180_000, 600 * time.Millisecond},
+		{"short keyframe: kfGap", 3000, 180_000, 180_000, 200 * time.Millisecond},
+		{"made for a faster link", 13_000, 730_000, 120_000, 213698630},
+		{"the link grew since", 13_000, 120_000, 730_000, 213698630},
+		{"long: at most maxKeyFrameGap", 60_000, 200_000, 200_000, maxKeyFrameGap},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &Publisher{src: &Source{kind: KindScreen}, kfGap: 200 * time.Millisecond}
+			p.wantRate.Store(c.madeAt)
+			p.keyFrameWritten(c.size, time.Now())
+			p.wantRate.Store(c.target)
+			if got := p.keyFrameGap(); got < c.want-time.Millisecond || got > c.want+time.Millisecond {
+				t.Errorf("gap %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
 func TestFilteredScalerKeepsFlatAndBeatsNearestOnText(t *testing.T) {
 	// a flat colour stays that colour (unity gain, no ringing)
 	src := image.NewRGBA(image.Rect(0, 0, 3840, 2160))
