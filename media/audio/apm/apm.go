@@ -65,6 +65,10 @@ type Config struct {
 	// without it (load average 16 on 2 cores: most runs stopped earlier, on
 	// that test's own checks of its echo path).
 	SoftDoubleTalk bool
+	// DoubleTalk (0.3 only) softens the echo suppressor while a
+	// double-talk detector of ours says the user talks over the far end,
+	// and leaves it as the library made it otherwise (shim.cc dt_suppress).
+	DoubleTalk bool
 }
 
 // DefaultConfig is the base of a call's microphone processing: 48 kHz
@@ -81,6 +85,7 @@ func DefaultConfig() Config {
 func CallConfig() Config {
 	c := DefaultConfig()
 	c.ExtendedFilter = true
+	c.DoubleTalk = true
 	return c
 }
 
@@ -128,6 +133,12 @@ type Stats struct {
 	// SoftDoubleTalk: Config.SoftDoubleTalk is in effect (false when it was
 	// not asked for, or the library's layout was not the one checked).
 	SoftDoubleTalk bool
+	// DoubleTalk: Config.DoubleTalk is in effect. SuppressorParts counts
+	// the suppressor's runs (4 ms each) since the processor was created,
+	// DoubleTalkParts those it softened because the detector saw double
+	// talk.
+	DoubleTalk                       bool
+	DoubleTalkParts, SuppressorParts uint64
 	// AutoGain is the gain in dB the automatic gain has learnt (0 without
 	// Config.AutoGain); AutoGainHeld counts capture blocks it left at 0 dB
 	// because the far end played (agc.go).
