@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -334,24 +335,50 @@ func TestBlockSizeAndClose(t *testing.T) {
 
 // BenchmarkProcessBlockPair is the cost of one 10 ms far-end block and one
 // capture block (the default configuration).
-func BenchmarkProcessBlockPair(b *testing.B) {
-	p, err := New(DefaultConfig())
+func BenchmarkProcessBlockPair(b *testing.B) { benchmarkBlockPair(b, DefaultConfig(), false) }
+
+// BenchmarkDoubleTalk is the cost of a block pair with what calls use
+// (CallConfig) without and with the double-talk detector, the user talking
+// over the far end (the detector softens the suppressor in about half of
+// the blocks).
+func BenchmarkDoubleTalk(b *testing.B) {
+	off := CallConfig()
+	off.DoubleTalk = false
+	b.Run("off", func(b *testing.B) { benchmarkBlockPair(b, off, true) })
+	b.Run("on", func(b *testing.B) { benchmarkBlockPair(b, CallConfig(), true) })
+}
+
+// benchmarkBlockPair processes far.wav's echo as the microphone, with
+// near.wav added after nearAt when nearEnd.
+func benchmarkBlockPair(b *testing.B, cfg Config, nearEnd bool) {
+	p, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer p.Close()
-	far := toPCM(voice(b, "far.wav"))
+	farF := voice(b, "far.wav")
+	far := toPCM(farF)
+	mic := toPCM(add(newRoom(100*time.Millisecond, 0.5, 7).apply(farF), noise(len(farF), -70, 3)))
+	if nearEnd {
+		mic = toPCM(add(newRoom(100*time.Millisecond, 0.5, 7).apply(farF), place(voice(b, "near.wav"), nearAt, len(farF)), noise(len(farF), -70, 3)))
+	}
 	n := p.BlockSamples()
 	block := make([]int16, n)
 	off := 0
 	b.ReportAllocs()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu := threadCPU()
 	for b.Loop() {
 		if off+n > len(far) {
 			off = 0
 		}
 		_ = p.ProcessReverse(far[off : off+n])
-		copy(block, far[off:off+n])
-		_, _ = p.ProcessCapture(block, 50*time.Millisecond)
+		copy(block, mic[off:off+n])
+		_, _ = p.ProcessCapture(block, 80*time.Millisecond)
 		off += n
+	}
+	if cpu := threadCPU() - cpu; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
