@@ -187,12 +187,29 @@ static int soft_double_talk(webrtc::EchoCancellation *ec) {
 // at least 3 (the curve runs 1..2), so a bin that is 80 % near end still
 // loses 3-6 dB. The library picks the suppressor through a function
 // pointer it exports for its SIMD variants (WebRtcAec_OverdriveAndSuppress;
-// set by WebRtcAec_CreateAec, the SSE2 one on x86). dt_suppress wraps it:
-// it runs the library's suppressor unchanged and, while our detector says
-// the user talks over the far end, raises every bin's final gain to the
-// power kDtSoft (the overdrive divided by 3: the extended filter's
-// suppressor becomes as gentle as the 48 ms filter's). Outside double talk
-// the output is bit for bit the library's.
+// set by WebRtcAec_CreateAec, the SSE2 one on x86; its arguments, checked
+// in the library's disassembly: the core, hNl, hNlFb, the linear output's
+// spectrum). dt_suppress wraps it: it runs the library's suppressor
+// unchanged and, while our detector says the user talks over the far end,
+// raises every bin's final gain to the power kDtSoft (the overdrive
+// divided by 3: the extended filter's suppressor becomes as gentle as the
+// 48 ms filter's). Outside double talk the output is bit for bit the
+// library's. No field of the library's structs is read or written.
+//
+// The detector (per partition, all must hold):
+//   - the microphone block is kDtAbove over the echo predicted from the far
+//     end: a power response of the echo path over kDtLags 10 ms lags,
+//     learnt by normalised LMS on blocks that are echo only (the first
+//     kDtLearn blocks with the far end playing, then those where the
+//     linear filter removed kDtEchoOnly or the prediction explains the
+//     microphone); each lag's far-end power is the loudest of +-kDtSmear
+//     blocks, so that a changed echo delay is still predicted (the linear
+//     filter, and with it the suppressor's coherence, has to re-learn it);
+//   - the microphone is kDtFloor over its noise floor;
+//   - the library's suppressor sees near end (hNlFb > kDtCoherent);
+//   - its linear filter removed less than kDtLinear from the microphone;
+// kDtRun such partitions in a row start double talk; it lasts kDtHold
+// partitions after the last.
 extern "C" {
 typedef void (*aec_suppress_fn)(struct AecCore *aec, float *hNl, const float hNlFb, float (*efw)[65]);
 extern aec_suppress_fn WebRtcAec_OverdriveAndSuppress;
