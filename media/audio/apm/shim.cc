@@ -251,6 +251,7 @@ static void dt_before(aimdesk_apm *a, const int16_t *pcm, int n) {
 	float far[kDtLags];
 	for (int k = 0; k < kDtLags; k++) far[k] = a->dt_far[(a->dt_far_pos - 1 - k + 2 * kDtLags) % kDtLags];
 	a->dt_echo = 0;
+	float xmax = 0;
 	for (int k = 0; k < kDtLags; k++) {
 		float m = 0;
 		for (int j = k - kDtSmear; j <= k + kDtSmear; j++) {
@@ -258,10 +259,14 @@ static void dt_before(aimdesk_apm *a, const int16_t *pcm, int n) {
 		}
 		a->dt_x[k] = m;
 		a->dt_echo += a->dt_h[k] * m;
+		xmax = m > xmax ? m : xmax;
 	}
 	a->dt_mic = mean_square(pcm, n);
 	a->dt_floor = a->dt_floor == 0 || a->dt_mic < a->dt_floor ? a->dt_mic : a->dt_floor * 1.001f;
-	a->dt_loud = a->dt_learnt >= kDtLearn && a->dt_mic > a->dt_floor * kDtFloor && a->dt_mic > a->dt_echo * kDtAbove;
+	// double talk needs the far end playing (in the last 400 ms): the
+	// user talking alone is left to the library
+	a->dt_loud = a->dt_learnt >= kDtLearn && xmax >= kDtFarActive &&
+		a->dt_mic > a->dt_floor * kDtFloor && a->dt_mic > a->dt_echo * kDtAbove;
 	a->dt_lin = 0;
 	a->dt_nparts = 0;
 }
@@ -274,7 +279,10 @@ static void dt_after(aimdesk_apm *a) {
 		xx += a->dt_x[k] * a->dt_x[k];
 		xmax = a->dt_x[k] > xmax ? a->dt_x[k] : xmax;
 	}
-	if (a->dt_nparts == 0 || xmax < kDtFarActive) return;
+	// (a microphone at its noise floor while the far end plays is no echo
+	// path but a muted microphone or speaker, or a capture gap: it would
+	// teach the response a silence the echo does not keep)
+	if (a->dt_nparts == 0 || xmax < kDtFarActive || a->dt_mic < a->dt_floor * kDtFloor) return;
 	bool echo = a->dt_learnt < kDtLearn ||                   // the call starts with the far end alone
 		a->dt_lin / a->dt_nparts < a->dt_mic * kDtEchoOnly || // the linear filter explains the microphone
 		(a->dt_on == 0 && a->dt_mic < a->dt_echo * kDtAbove); // the prediction does
