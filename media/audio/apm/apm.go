@@ -74,21 +74,22 @@ type Config struct {
 	// for its SIMD variants) and, in double talk, raises each frequency
 	// bin's gain to the power 1/3: the extended filter's overdrive of at
 	// least 3 becomes the 48 ms filter's 1. The detector needs all of, per
-	// 4 ms partition: the microphone 6 dB above the echo predicted from
-	// the far end (a 40-lag power response of the echo path, 10 ms lags,
-	// learnt by normalised LMS on blocks the linear filter or the
-	// prediction explain, each lag's far-end power the loudest of ±40 ms so
-	// that a changed echo delay is still covered), 15 dB above the
-	// microphone's noise floor, the library's suppressor seeing near end
-	// (its coherence-based gain above 0.5) and its linear filter having
-	// removed less than 6 dB; 2 such partitions in a row start double
-	// talk, which lasts 200 ms after the last. Nothing is softened before
-	// 0.5 s of far-end speech was learnt from. Measured (TestDoubleTalk,
-	// TestVoiceBenchEcho's scenarios): worst near-end loss 2.38 dB instead
-	// of 3.86 dB, ERLE unchanged (the detector never fired on echo alone:
-	// TestDoubleTalkNotOnEcho also changes the echo path's delay and
-	// level mid-stream and plays the user's own voice back). On in
-	// CallConfig.
+	// 4 ms partition: the far end playing (in the last 400 ms), the
+	// microphone 6 dB above the echo predicted from the far end (a 40-lag
+	// power response of the echo path, 10 ms lags, learnt by normalised
+	// LMS on blocks the linear filter or the prediction explain and where
+	// the microphone is above its noise floor, each lag's far-end power the
+	// loudest of ±40 ms so that a changed echo delay is still covered),
+	// 15 dB above the microphone's noise floor, the library's suppressor
+	// seeing near end (its coherence-based gain above 0.5) and its linear
+	// filter having removed less than 6 dB; 2 such partitions in a row
+	// start double talk, which lasts 200 ms after the last. Nothing is
+	// softened before 0.5 s of far-end speech was learnt from. Measured
+	// (TestDoubleTalk, TestVoiceBenchEcho's scenarios): worst near-end
+	// loss 2.38 dB instead of 3.86 dB, ERLE unchanged (the detector never
+	// fired on echo alone: TestDoubleTalkNotOnEcho also changes the echo
+	// path's delay and level mid-stream, leaves gaps in the echo and plays
+	// the user's own voice back). On in CallConfig.
 	DoubleTalk bool
 }
 

@@ -197,9 +197,11 @@ static int soft_double_talk(webrtc::EchoCancellation *ec) {
 // library's. No field of the library's structs is read or written.
 //
 // The detector (per partition, all must hold):
+//   - the far end played (above kDtFarActive) in the last kDtLags blocks;
 //   - the microphone block is kDtAbove over the echo predicted from the far
 //     end: a power response of the echo path over kDtLags 10 ms lags,
-//     learnt by normalised LMS on blocks that are echo only (the first
+//     learnt by normalised LMS on blocks that are echo only and where the
+//     microphone is above its noise floor (the first
 //     kDtLearn blocks with the far end playing, then those where the
 //     linear filter removed kDtEchoOnly or the prediction explains the
 //     microphone); each lag's far-end power is the loudest of +-kDtSmear
