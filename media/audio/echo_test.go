@@ -107,15 +107,19 @@ func (r *roomSource) Stop() error {
 	return nil
 }
 
-// TestPublisherCancelsEcho wires a real WebRTC APM between the mixer's
-// far-end tap and the publisher: the agent's voice (noise shaped like
-// speech syllables) is played, echoed 60 ms later into the microphone, and
-// must be gone from what the publisher meters and encodes.
+// TestPublisherCancelsEcho wires a real WebRTC APM, configured as calls
+// configure it (apm.CallConfig), between the mixer's far-end tap and the
+// publisher: the agent's voice (noise shaped like speech syllables) is
+// played, echoed 60 ms later into the microphone, and must be gone from
+// what the publisher meters and encodes. The echo reaches the canceller
+// through the real feed (real-time callbacks, the far-end lead), so this
+// also checks that the double-talk detector (apm.Config.DoubleTalk) does
+// not mistake echo for the user.
 func TestPublisherCancelsEcho(t *testing.T) {
 	if !apm.Available {
 		t.Skip("built without WebRTC APM (tag noapm)")
 	}
-	proc, err := apm.New(apm.DefaultConfig())
+	proc, err := apm.New(apm.CallConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +189,10 @@ func TestPublisherCancelsEcho(t *testing.T) {
 		t.Fatalf("no echo simulated: echo energy %v, canceller saw %d far-end and %d capture blocks", echoE, st.Reverse, st.Capture)
 	}
 	erle := 10 * math.Log10(echoE/math.Max(outE, 1))
-	t.Logf("ERLE through the publisher %.1f dB (%d frames; canceller: %d far-end, %d capture blocks, %d refused)", erle, frames, st.Reverse, st.Capture, refused)
+	t.Logf("ERLE through the publisher %.1f dB (%d frames; canceller: %d far-end, %d capture blocks, %d refused; suppressor softened for double talk in %d of %d partitions)", erle, frames, st.Reverse, st.Capture, refused, st.DoubleTalkParts, st.SuppressorParts)
+	if st.DoubleTalkParts > 50 {
+		t.Errorf("the double-talk detector softened the suppressor in %d partitions of echo alone", st.DoubleTalkParts)
+	}
 	if refused != 0 {
 		t.Errorf("%d blocks refused by the canceller", refused)
 	}

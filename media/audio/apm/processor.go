@@ -59,6 +59,7 @@ func New(cfg Config) (*Processor, error) {
 		voice_detect:     cbool(cfg.VoiceDetect || cfg.AutoGain), // the gain adapts on voice only
 		extended_filter:  cbool(cfg.ExtendedFilter),
 		soft_double_talk: cbool(cfg.SoftDoubleTalk),
+		double_talk:      cbool(cfg.DoubleTalk),
 	}
 	var code C.int
 	h := C.aimdesk_apm_new(&cc, &code)
@@ -149,6 +150,8 @@ func (p *Processor) Stats() Stats {
 		s.HasERLE, s.ERLE = true, float64(p.cstats.erle_db)
 	}
 	s.SoftDoubleTalk = p.cstats.soft_double_talk != 0
+	s.DoubleTalk = p.cstats.double_talk != 0
+	s.DoubleTalkParts, s.SuppressorParts = uint64(p.cstats.dt_parts), uint64(p.cstats.parts)
 	if p.cstats.has_delay != 0 {
 		s.HasDelay, s.Delay = true, time.Duration(p.cstats.delay_ms)*time.Millisecond
 	}

@@ -7,6 +7,7 @@
 
 #include "shim.h"
 
+#include <math.h>
 #include <string.h>
 
 #ifdef AIMDESK_APM1
@@ -16,6 +17,9 @@
 #include <webrtc/modules/interface/module_common_types.h>
 #endif
 
+// kDtLags is the double-talk detector's echo-path span in 10 ms blocks.
+enum { kDtLags = 40 };
+
 struct aimdesk_apm {
 	webrtc::AudioProcessing *apm;
 	int rate;
@@ -24,6 +28,22 @@ struct aimdesk_apm {
 	bool echo;
 	bool vad;
 	bool soft; // soft_double_talk applied (0.3)
+	bool dt;   // double_talk: our detector drives the suppressor (0.3)
+	// the double-talk detector's state (0.3, see dt_suppress)
+	float dt_far[kDtLags]; // far-end blocks' mean squares, the last 400 ms (ring, newest at dt_far_pos - 1)
+	int dt_far_pos;
+	float dt_x[kDtLags];   // the regressor: dt_far by lag, each the loudest of its +-3 blocks
+	float dt_h[kDtLags];   // the echo's power response by lag (learnt)
+	float dt_echo;         // the echo's mean square predicted for this block
+	float dt_mic;          // the capture block's mean square, before processing
+	float dt_floor;        // the microphone's noise floor (tracked minimum of dt_mic)
+	int dt_learnt;         // blocks the power response learnt from
+	float dt_lin;          // the linear filter's output this block (sum of partitions' mean squares)
+	int dt_nparts;         // partitions this block
+	bool dt_loud;          // the block passes the energy checks
+	int dt_on;             // partitions left in the current double talk (hangover)
+	int dt_run;            // consecutive partitions that looked like near-end speech
+	unsigned long long dt_parts, parts;
 #ifndef AIMDESK_APM1
 	webrtc::AudioFrame capture;
 	webrtc::AudioFrame reverse;
@@ -158,6 +178,171 @@ static int soft_double_talk(webrtc::EchoCancellation *ec) {
 	return 1;
 }
 
+// ---- double talk (Config.DoubleTalk) ----
+//
+// The classic AEC's nonlinear suppressor (NonLinearProcessing in aec_core.c)
+// computes, per 4 ms partition of the 0-8 kHz band, a gain per frequency bin
+// hNl = min(coherence(mic, linear output), 1 - coherence(far, mic)) and
+// applies hNl^(overdrive x curve): with the extended filter the overdrive is
+// at least 3 (the curve runs 1..2), so a bin that is 80 % near end still
+// loses 3-6 dB. The library picks the suppressor through a function
+// pointer it exports for its SIMD variants (WebRtcAec_OverdriveAndSuppress;
+// set by WebRtcAec_CreateAec, the SSE2 one on x86; its arguments, checked
+// in the library's disassembly: the core, hNl, hNlFb, the linear output's
+// spectrum). dt_suppress wraps it: it runs the library's suppressor
+// unchanged and, while our detector says the user talks over the far end,
+// raises every bin's final gain to the power kDtSoft (the overdrive
+// divided by 3: the extended filter's suppressor becomes as gentle as the
+// 48 ms filter's). Outside double talk the output is bit for bit the
+// library's. No field of the library's structs is read or written.
+//
+// The detector (per partition, all must hold):
+//   - the far end played (above kDtFarActive) in the last kDtLags blocks;
+//   - the microphone block is kDtAbove over the echo predicted from the far
+//     end: a power response of the echo path over kDtLags 10 ms lags,
+//     learnt by normalised LMS on blocks that are echo only and where the
+//     microphone is above its noise floor (the first
+//     kDtLearn blocks with the far end playing, then those where the
+//     linear filter removed kDtEchoOnly or the prediction explains the
+//     microphone); each lag's far-end power is the loudest of +-kDtSmear
+//     blocks, so that a changed echo delay is still predicted (the linear
+//     filter, and with it the suppressor's coherence, has to re-learn it);
+//   - the microphone is kDtFloor over its noise floor;
+//   - the library's suppressor sees near end (hNlFb > kDtCoherent);
+//   - its linear filter removed less than kDtLinear from the microphone;
+// kDtRun such partitions in a row start double talk; it lasts kDtHold
+// partitions after the last.
+extern "C" {
+typedef void (*aec_suppress_fn)(struct AecCore *aec, float *hNl, const float hNlFb, float (*efw)[65]);
+extern aec_suppress_fn WebRtcAec_OverdriveAndSuppress;
+}
+
+static aec_suppress_fn lib_suppress;              // the library's suppressor
+static thread_local aimdesk_apm *dt_current;      // the processor in ProcessStream on this thread
+
+// The detector's settings (measured in TestVoiceBenchEcho's scenarios and
+// TestDoubleTalkNotOnEcho, see Config.DoubleTalk).
+static const float kDtSoft = 1.0f / 3;  // the exponent on the library's gains in double talk
+static const float kDtCoherent = 0.5f;  // hNlFb above: the suppressor sees near end in this partition
+static const float kDtLinear = 0.2512f; // -6 dB: the linear filter removed less than this
+static const float kDtEchoOnly = 0.1f;  // -10 dB: the linear filter removed at least this: echo only
+static const float kDtAbove = 3.981f;   // +6 dB: the microphone is this far above the predicted echo
+static const float kDtFloor = 31.62f;   // +15 dB: the microphone is this far above its noise floor
+static const float kDtMu = 0.3f;        // the power response's step size (normalised LMS)
+static const int kDtSmear = 4;          // +-blocks of echo delay change the prediction absorbs
+static const int kDtRun = 2;            // partitions (4 ms each) in a row that look like near end
+static const int kDtHold = 50;          // partitions double talk lasts after the last one (200 ms)
+static const int kDtLearn = 50;         // blocks learnt before the detector may say double talk
+static const float kDtFarActive = 32768.0f * 32768.0f * 1e-5f; // -50 dBFS: the far end plays
+
+static float mean_square(const int16_t *pcm, int n) {
+	float ms = 0;
+	for (int i = 0; i < n; i++) ms += (float)pcm[i] * (float)pcm[i];
+	return ms / n;
+}
+
+// dt_far is called with every far-end block.
+static void dt_far(aimdesk_apm *a, const int16_t *pcm, int n) {
+	a->dt_far[a->dt_far_pos] = mean_square(pcm, n);
+	a->dt_far_pos = (a->dt_far_pos + 1) % kDtLags;
+}
+
+// dt_before is called with every capture block before the library runs:
+// it predicts the echo's power in the block from the far end's.
+static void dt_before(aimdesk_apm *a, const int16_t *pcm, int n) {
+	float far[kDtLags];
+	for (int k = 0; k < kDtLags; k++) far[k] = a->dt_far[(a->dt_far_pos - 1 - k + 2 * kDtLags) % kDtLags];
+	a->dt_echo = 0;
+	float xmax = 0;
+	for (int k = 0; k < kDtLags; k++) {
+		float m = 0;
+		for (int j = k - kDtSmear; j <= k + kDtSmear; j++) {
+			if (j >= 0 && j < kDtLags && far[j] > m) m = far[j];
+		}
+		a->dt_x[k] = m;
+		a->dt_echo += a->dt_h[k] * m;
+		xmax = m > xmax ? m : xmax;
+	}
+	a->dt_mic = mean_square(pcm, n);
+	a->dt_floor = a->dt_floor == 0 || a->dt_mic < a->dt_floor ? a->dt_mic : a->dt_floor * 1.001f;
+	// double talk needs the far end playing (in the last 400 ms): the
+	// user talking alone is left to the library
+	a->dt_loud = a->dt_learnt >= kDtLearn && xmax >= kDtFarActive &&
+		a->dt_mic > a->dt_floor * kDtFloor && a->dt_mic > a->dt_echo * kDtAbove;
+	a->dt_lin = 0;
+	a->dt_nparts = 0;
+}
+
+// dt_after is called with every capture block after the library ran: it
+// learns the echo's power response from blocks that are echo only.
+static void dt_after(aimdesk_apm *a) {
+	float xx = 0, xmax = 0;
+	for (int k = 0; k < kDtLags; k++) {
+		xx += a->dt_x[k] * a->dt_x[k];
+		xmax = a->dt_x[k] > xmax ? a->dt_x[k] : xmax;
+	}
+	// (a microphone at its noise floor while the far end plays is no echo
+	// path but a muted microphone or speaker, or a capture gap: it would
+	// teach the response a silence the echo does not keep)
+	if (a->dt_nparts == 0 || xmax < kDtFarActive || a->dt_mic < a->dt_floor * kDtFloor) return;
+	bool echo = a->dt_learnt < kDtLearn ||                   // the call starts with the far end alone
+		a->dt_lin / a->dt_nparts < a->dt_mic * kDtEchoOnly || // the linear filter explains the microphone
+		(a->dt_on == 0 && a->dt_mic < a->dt_echo * kDtAbove); // the prediction does
+	if (!echo) return;
+	float step = kDtMu * (a->dt_mic - a->dt_echo) / xx;
+	for (int k = 0; k < kDtLags; k++) {
+		float h = a->dt_h[k] + step * a->dt_x[k];
+		a->dt_h[k] = h > 0 ? h : 0;
+	}
+	a->dt_learnt++;
+}
+
+static void dt_suppress(struct AecCore *aec, float *hNl, const float hNlFb, float (*efw)[65]) {
+	aimdesk_apm *a = dt_current;
+	aec_suppress_fn lib = __atomic_load_n(&lib_suppress, __ATOMIC_ACQUIRE);
+	if (a == nullptr || !a->dt) {
+		lib(aec, hNl, hNlFb, efw);
+		return;
+	}
+	a->parts++;
+	// the linear filter's output in mean-square units of the capture
+	// block (the partition's 128-point windowed FFT)
+	float e = 0;
+	for (int i = 0; i < 65; i++) e += efw[0][i] * efw[0][i] + efw[1][i] * efw[1][i];
+	e *= 1.4f / 4096;
+	a->dt_lin += e;
+	a->dt_nparts++;
+	bool near = a->dt_loud && hNlFb > kDtCoherent && e > a->dt_mic * kDtLinear;
+	a->dt_run = near ? a->dt_run + 1 : 0;
+	if (a->dt_run >= kDtRun) a->dt_on = kDtHold;
+	if (a->dt_on == 0) {
+		lib(aec, hNl, hNlFb, efw);
+		return;
+	}
+	a->dt_on--;
+	a->dt_parts++;
+	float in[2][65];
+	memcpy(in, efw, sizeof in);
+	lib(aec, hNl, hNlFb, efw);
+	// hNl now holds the gains the library applied (efw = in x hNl, with the
+	// imaginary part's sign flipped for the inverse FFT)
+	for (int i = 0; i < 65; i++) {
+		float g = powf(hNl[i], kDtSoft);
+		hNl[i] = g;
+		efw[0][i] = in[0][i] * g;
+		efw[1][i] = -in[1][i] * g;
+	}
+}
+
+// dt_hook makes dt_suppress the library's suppressor. Every AEC the library
+// creates resets the pointer, so it is checked before every capture block.
+static void dt_hook(void) {
+	aec_suppress_fn cur = __atomic_load_n(&WebRtcAec_OverdriveAndSuppress, __ATOMIC_ACQUIRE);
+	if (cur == &dt_suppress || cur == nullptr) return;
+	__atomic_store_n(&lib_suppress, cur, __ATOMIC_RELEASE);
+	__atomic_store_n(&WebRtcAec_OverdriveAndSuppress, &dt_suppress, __ATOMIC_RELEASE);
+}
+
 extern "C" aimdesk_apm *aimdesk_apm_new(const aimdesk_apm_config *cfg, int *err) {
 	*err = 0;
 	webrtc::Config config;
@@ -218,6 +403,7 @@ extern "C" aimdesk_apm *aimdesk_apm_new(const aimdesk_apm_config *cfg, int *err)
 	a->echo = cfg->echo_cancel != 0;
 	a->vad = cfg->voice_detect != 0;
 	a->soft = soft != 0;
+	a->dt = cfg->echo_cancel && cfg->double_talk;
 	for (webrtc::AudioFrame *f : {&a->capture, &a->reverse}) {
 		f->sample_rate_hz_ = a->rate;
 		f->num_channels_ = a->channels;
@@ -237,6 +423,7 @@ static void fill_frame(aimdesk_apm *a, webrtc::AudioFrame *f, const int16_t *pcm
 extern "C" int aimdesk_apm_reverse(aimdesk_apm *a, const int16_t *pcm, int n) {
 	if (n != a->samples * a->channels) return webrtc::AudioProcessing::kBadDataLengthError;
 	fill_frame(a, &a->reverse, pcm, n);
+	if (a->dt) dt_far(a, pcm, n);
 	return a->apm->ProcessReverseStream(&a->reverse);
 }
 
@@ -255,7 +442,16 @@ extern "C" int aimdesk_apm_capture(aimdesk_apm *a, int16_t *pcm, int n, int dela
 			a->soft = soft_double_talk(a->apm->echo_cancellation()) != 0;
 		}
 	}
+	if (a->dt) {
+		dt_before(a, pcm, n);
+		dt_hook();
+		dt_current = a;
+	}
 	int rc = a->apm->ProcessStream(&a->capture);
+	if (a->dt) {
+		dt_current = nullptr;
+		dt_after(a);
+	}
 	if (rc != webrtc::AudioProcessing::kNoError && rc != webrtc::AudioProcessing::kBadStreamParameterWarning) {
 		return rc < 0 ? rc : 0;
 	}
@@ -268,6 +464,9 @@ extern "C" void aimdesk_apm_get_stats(aimdesk_apm *a, aimdesk_apm_stats *s) {
 	memset(s, 0, sizeof *s);
 	if (!a->echo) return;
 	s->soft_double_talk = a->soft ? 1 : 0;
+	s->double_talk = a->dt ? 1 : 0;
+	s->dt_parts = a->dt_parts;
+	s->parts = a->parts;
 	webrtc::EchoCancellation *ec = a->apm->echo_cancellation();
 	webrtc::EchoCancellation::Metrics m;
 	if (ec->GetMetrics(&m) == webrtc::AudioProcessing::kNoError && m.echo_return_loss_enhancement.average != -100) {

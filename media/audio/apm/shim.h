@@ -22,6 +22,7 @@ typedef struct {
 	int voice_detect;
 	int extended_filter; // 0.3 only (AEC3 has no such switch)
 	int soft_double_talk; // 0.3 only, with extended_filter (Config.SoftDoubleTalk)
+	int double_talk; // 0.3 only: Config.DoubleTalk (our detector softens the suppressor)
 } aimdesk_apm_config;
 
 typedef struct {
@@ -30,6 +31,8 @@ typedef struct {
 	int has_delay;
 	int delay_ms;
 	int soft_double_talk; // Config.SoftDoubleTalk is in effect
+	int double_talk; // Config.DoubleTalk is in effect
+	unsigned long long dt_parts, parts; // suppressor runs softened / all (Config.DoubleTalk)
 } aimdesk_apm_stats;
 
 // aimdesk_apm_new creates a processor; on failure it returns NULL and sets

@@ -266,15 +266,23 @@ func measureERLE(t testing.TB, s scenario) float64 {
 // measureERLEWith is measureERLE with the processor configured by cfg.
 func measureERLEWith(t testing.TB, cfg Config, s scenario) float64 {
 	t.Helper()
+	erle, _ := measureERLEParts(t, cfg, s)
+	return erle
+}
+
+// measureERLEParts is measureERLEWith that also returns the partitions
+// where the double-talk detector softened the suppressor (Config.DoubleTalk).
+func measureERLEParts(t testing.TB, cfg Config, s scenario) (erle float64, dtParts uint64) {
+	t.Helper()
 	farF := voice(t, "far.wav")
 	echo := newRoom(s.delay, 0.5, 7).apply(farF)
 	mic := add(echo, noise(len(echo), -70, 3))
 	out, p := run(t, cfg, toPCM(farF), toPCM(mic), s.reported)
 	from := int(converge.Seconds() * rate)
-	erle := db(energyF(echo[from:len(out)]) / max(1, energy(out[from:])))
+	erle = db(energyF(echo[from:len(out)]) / max(1, energy(out[from:])))
 	st := p.Stats()
-	t.Logf("%v: ERLE %.1f dB (library: %.1f dB valid=%v, delay %v valid=%v)", s, erle, st.ERLE, st.HasERLE, st.Delay, st.HasDelay)
-	return erle
+	t.Logf("%v: ERLE %.1f dB (library: %.1f dB valid=%v, delay %v valid=%v; suppressor softened for double talk in %d of %d partitions)", s, erle, st.ERLE, st.HasERLE, st.Delay, st.HasDelay, st.DoubleTalkParts, st.SuppressorParts)
+	return erle, st.DoubleTalkParts
 }
 
 // measureDoubleTalkLoss returns how much of the near-end speech is lost
@@ -303,7 +311,7 @@ func measureDoubleTalkLossWith(t testing.TB, cfg Config, s scenario) float64 {
 	near := place(nearF, nearAt, n)
 	echo := newRoom(s.delay, 0.5, 7).apply(farF)
 	bg := noise(n, -70, 3)
-	withFar, _ := run(t, cfg, toPCM(farF), toPCM(add(echo, near, bg)), s.reported)
+	withFar, pw := run(t, cfg, toPCM(farF), toPCM(add(echo, near, bg)), s.reported)
 	alone, _ := run(t, cfg, nil, toPCM(add(near, bg)), s.reported)
 	const bs = rate / 100
 	var ref, kept float64
@@ -331,7 +339,8 @@ func measureDoubleTalkLossWith(t testing.TB, cfg Config, s scenario) float64 {
 		t.Fatalf("only %d double-talk blocks", blocks)
 	}
 	loss := db(ref / max(kept, 1))
-	t.Logf("%v: double-talk loss %.2f dB over %d blocks", s, loss, blocks)
+	st := pw.Stats()
+	t.Logf("%v: double-talk loss %.2f dB over %d blocks (suppressor softened in %d of %d partitions)", s, loss, blocks, st.DoubleTalkParts, st.SuppressorParts)
 	return loss
 }
 
