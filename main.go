@@ -87,6 +87,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	startMemoryHelpers(ctx, stderr)
 	a := fyneapp.NewWithID(appID)
+	// The start-up garbage is returned once the window has settled,
+	// counted from when Fyne's event loop starts (the window is up), not
+	// from the process start: on a loaded machine the window took longer
+	// than the settling time to come up, and the garbage of its first
+	// layouts stayed (idle anonymous memory 61.5-62.3 MB instead of
+	// 61.6-70.8 MB at load average 10-16, docs/benchmarks.md, Memory).
+	a.Lifecycle().SetOnStarted(func() { go releaseStartupMemory(ctx) })
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	w := &windowStart{ctx: ctx, a: a, path: path, cfg: cfg, opts: opts, inst: inst, stderr: stderr}
 	defer func() { closeHistory(w.core, w.st) }()
@@ -261,11 +268,9 @@ func usage() string {
 	return u + line
 }
 
-// startMemoryHelpers returns the start-up garbage to the system once the
-// window settled and, when AIMDESK_HEAPPROFILE is set, writes heap
-// profiles on SIGUSR1.
+// startMemoryHelpers writes heap profiles on SIGUSR1 when
+// AIMDESK_HEAPPROFILE is set.
 func startMemoryHelpers(ctx context.Context, stderr io.Writer) {
-	go releaseStartupMemory(ctx)
 	if path := os.Getenv(heapProfileEnv); path != "" {
 		go writeHeapProfileOnSignal(ctx, path, stderr)
 	}
@@ -312,8 +317,8 @@ func writeHeapProfile(path string) error {
 	return f.Close()
 }
 
-// startupSettle is how long after start-up the window is taken to have
-// drawn its first views (fonts parsed, history and agents loaded).
+// startupSettle is how long after Fyne's event loop started the window
+// is taken to have drawn its first views (history and agents loaded).
 const startupSettle = 5 * time.Second
 
 // releaseStartupMemory returns the heap that start-up used and freed

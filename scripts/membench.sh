@@ -35,8 +35,10 @@
 #
 # Environment (all optional):
 #   MEMBENCH_SETTLE       seconds the window settles before reading (default 8)
-#   MEMBENCH_PROFILE_DIR  also write a heap profile per run there (SIGUSR1,
-#                         AIMDESK_HEAPPROFILE) for `go tool pprof`
+#   MEMBENCH_PROFILE_DIR  also write a heap profile and a copy of smaps per
+#                         run there (SIGUSR1, AIMDESK_HEAPPROFILE) for
+#                         `go tool pprof`; the session also at its warm-up
+#                         (session-warm.*)
 #   MEMBENCH_ONLY         space-separated runs to do (idle demo conv10k session;
 #                         also floor: floor_rss, floor_anon, an empty Fyne
 #                         window built by scripts/memfloor with the same tags,
@@ -167,21 +169,28 @@ seed() {
 	echo "$db"
 }
 
+# profile NAME [AS] writes the heap profile and smaps of NAME's app to
+# $profdir/AS.pprof and AS.smaps (AS defaults to NAME), when asked.
+profile() {
+	local name=$1 as=${2:-$1} home=$tmp/$1
+	[ -n "$profdir" ] || return 0
+	rm -f "$home/heap.pprof"
+	kill -USR1 "$app_pid"
+	for _ in $(seq 1 50); do
+		[ -s "$home/heap.pprof" ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	mkdir -p "$profdir"
+	cp "/proc/$app_pid/smaps" "$profdir/$as.smaps" 2>/dev/null || true
+	cp "$home/heap.pprof" "$profdir/$as.pprof" && say "heap profile $profdir/$as.pprof"
+	grep 'memstats' "$home/app.log" | tail -n 1 >&2 || true
+}
+
 # finish NAME writes the heap profile (when asked) and stops the app.
 finish() {
 	local name=$1 home=$tmp/$1
-	if [ -n "$profdir" ]; then
-		kill -USR1 "$app_pid"
-		for _ in $(seq 1 50); do
-			[ -s "$home/heap.pprof" ] && break
-			sleep 0.1
-		done
-		sleep 0.5
-		mkdir -p "$profdir"
-		cp "/proc/$app_pid/smaps" "$profdir/$name.smaps" 2>/dev/null || true
-		cp "$home/heap.pprof" "$profdir/$name.pprof" && say "heap profile $profdir/$name.pprof"
-		grep 'memstats' "$home/app.log" | tail -n 1 >&2 || true
-	fi
+	profile "$name"
 	stop_pid "$app_pid"
 	app_pid=""
 	if grep -qE '^(panic:|fatal error:)' "$home/app.log"; then
@@ -284,6 +293,7 @@ run_session() {
 			sleep "$settle"
 			warm=$(rss_mb)
 			say "session: warm-up done after $((i + 1)) steps, RSS $warm MB"
+			profile session session-warm
 		fi
 	done
 	sleep "$settle"

@@ -219,3 +219,36 @@ func TestSettingsClearLocalData(t *testing.T) {
 		t.Errorf("form does not show the defaults: %q %q %v", f.idleEntry.Text, f.themeRadio.Selected, f.notifyCheck.Checked)
 	}
 }
+
+// TestNewWindowAppliesThemeFirst checks that the window is built with the
+// saved theme already set, so the core's first Settings event changes
+// nothing: a theme set after the window was built makes Fyne parse its
+// fonts and measure its texts again (docs/benchmarks.md, Memory).
+func TestNewWindowAppliesThemeFirst(t *testing.T) {
+	h := newOpsHarness(t, opsHarnessConfig{noAgent: true})
+	s := h.core.Settings()
+	s.Theme = app.ThemeDark
+	if err := h.core.SetSettings(h.ctx, s); err != nil {
+		t.Fatalf("save settings: %v", err)
+	}
+	q := &postQueue{}
+	w := newThemedWindow(h.ctx, h.app, h.core, Config{}, q.Post)
+	if th, ok := h.app.Settings().Theme().(*prefTheme); !ok || th.pref != app.ThemeDark {
+		t.Fatalf("theme while the window is built = %T, want the saved dark preference", h.app.Settings().Theme())
+	}
+	changes := 0
+	h.app.Settings().AddListener(func(fyne.Settings) { changes++ })
+	w.start()
+	t.Cleanup(func() { w.Close(); q.Drain() })
+	ran, deadline := 0, time.Now().Add(20*time.Second)
+	for ran == 0 { // the core's first event, which carries the settings
+		if time.Now().After(deadline) {
+			t.Fatal("the core's first event did not arrive")
+		}
+		time.Sleep(5 * time.Millisecond)
+		ran += q.Drain()
+	}
+	if changes != 0 {
+		t.Errorf("the theme was set %d more times after the window was built, want 0", changes)
+	}
+}
