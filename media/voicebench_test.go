@@ -264,10 +264,18 @@ func publishMarks(t *testing.T, c *checker, s *vmSender) {
 	}
 	c.stopTone = make(chan struct{})
 	go func(stop chan struct{}) {
+		// start is read before the ticker is made, so tick k comes at
+		// least k×20 ms after it and always finds frame k due: read after
+		// it, a tick could come a hair before its frame was due, and then
+		// the sender sent nothing at one tick and two frames at the next.
+		// Whether that happened depended on the ticker's phase, so half the
+		// runs had every other packet 20 ms late, which the jitter buffer
+		// rightly covered with a 20 ms higher target: a bursty sender, not
+		// the steady agent this figure is about.
+		start := time.Now()
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		var n int64
-		start := time.Now()
 		pcm := make([]int16, 960)
 		buf := make([]byte, 1500)
 		for {
