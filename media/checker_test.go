@@ -204,26 +204,39 @@ func (c *checker) publishTone(freq, level float64) {
 	c.tone = tr
 	c.stopTone = make(chan struct{})
 	tone := audio.Tone{Freq: freq, Level: level}
-	go func(stop chan struct{}) {
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		var n int64
-		start := time.Now()
-		for {
-			select {
-			case <-stop:
-				return
-			case now := <-tick.C:
-				due := int64(now.Sub(start)) * 48000 / int64(time.Second)
-				for n+960 <= due {
-					buf := make([]int16, 960)
-					tone.Fill(buf, n)
-					_ = tr.WriteSample(buf)
-					n += 960
-				}
+	go sendFrames(c.stopTone, func(n int64) {
+		buf := make([]int16, 960)
+		tone.Fill(buf, n)
+		_ = tr.WriteSample(buf)
+	})
+}
+
+// sendFrames calls send with the first sample of each 20 ms frame (48 kHz)
+// when the frame is due, in real time, until stop closes: the agent-side
+// senders of the tests. start is read before the ticker is made, so tick k
+// comes at least k×20 ms after it and always finds frame k due. Read after
+// it, a tick could come a hair before its frame was due, and then nothing
+// was sent at one tick and two frames at the next; whether that happened
+// depended on the ticker's phase, so in about half the runs every other
+// packet came 20 ms late (m2e_p50 44-63 ms from run to run, docs/benchmarks.md,
+// Voice), and the jitter buffer rightly covered it with a 20 ms higher
+// target: a bursty sender, not the steady agent the tests stand for.
+func sendFrames(stop <-chan struct{}, send func(n int64)) {
+	start := time.Now()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var n int64
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-tick.C:
+			due := int64(now.Sub(start)) * 48000 / int64(time.Second)
+			for ; n+960 <= due; n += 960 {
+				send(n)
 			}
 		}
-	}(c.stopTone)
+	}
 }
 
 func (c *checker) stopPublishing() {

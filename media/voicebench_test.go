@@ -263,39 +263,16 @@ func publishMarks(t *testing.T, c *checker, s *vmSender) {
 		t.Fatalf("checker publish: %v", err)
 	}
 	c.stopTone = make(chan struct{})
-	go func(stop chan struct{}) {
-		// start is read before the ticker is made, so tick k comes at
-		// least k×20 ms after it and always finds frame k due: read after
-		// it, a tick could come a hair before its frame was due, and then
-		// the sender sent nothing at one tick and two frames at the next.
-		// Whether that happened depended on the ticker's phase, so half the
-		// runs had every other packet 20 ms late, which the jitter buffer
-		// rightly covered with a 20 ms higher target: a bursty sender, not
-		// the steady agent this figure is about.
-		start := time.Now()
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		var n int64
-		pcm := make([]int16, 960)
-		buf := make([]byte, 1500)
-		for {
-			select {
-			case <-stop:
-				return
-			case now := <-tick.C:
-				due := int64(now.Sub(start)) * vmRate / int64(time.Second)
-				for n+960 <= due {
-					vmFill(pcm, n)
-					k, err := enc.Encode(pcm, buf)
-					if err == nil {
-						_ = tr.WriteSample(pmedia.Sample{Data: append([]byte(nil), buf[:k]...), Duration: 20 * time.Millisecond})
-						s.handed(n, len(pcm), time.Now())
-					}
-					n += 960
-				}
-			}
+	pcm := make([]int16, 960)
+	buf := make([]byte, 1500)
+	go sendFrames(c.stopTone, func(n int64) {
+		vmFill(pcm, n)
+		k, err := enc.Encode(pcm, buf)
+		if err == nil {
+			_ = tr.WriteSample(pmedia.Sample{Data: append([]byte(nil), buf[:k]...), Duration: 20 * time.Millisecond})
+			s.handed(n, len(pcm), time.Now())
 		}
-	}(c.stopTone)
+	})
 }
 
 // vbEnough is the number of marks each direction must match for a p99.
