@@ -54,6 +54,7 @@ struct aimdesk_apm {
 	VadInst *vad_inst;       // our voice detector (nullptr without voice_detect)
 	int16_t vad_mix[480];    // a stereo block mixed to mono for the VAD
 	int16_t reverse_out[480 * 2]; // ProcessReverseStream's output (discarded)
+	webrtc::AudioProcessingStats stats; // the library's, after the last capture block
 #else
 	webrtc::AudioFrame capture;
 	webrtc::AudioFrame reverse;
@@ -159,6 +160,11 @@ extern "C" int aimdesk_apm_capture(aimdesk_apm *a, int16_t *pcm, int n, int dela
 	if (rc != webrtc::AudioProcessing::kNoError && rc != webrtc::AudioProcessing::kBadStreamParameterWarning) {
 		return rc < 0 ? rc : 0;
 	}
+	// The library hands its statistics over through a queue of one that
+	// drops new ones while full: read after every block, or GetStatistics
+	// returns those of the block after the previous read (stale by the
+	// whole call when Stats is asked rarely).
+	if (a->echo) a->stats = a->apm->GetStatistics();
 	if (!a->vad) return 0;
 	const int16_t *mono = pcm;
 	if (a->channels > 1) {
@@ -176,7 +182,7 @@ extern "C" int aimdesk_apm_capture(aimdesk_apm *a, int16_t *pcm, int n, int dela
 extern "C" void aimdesk_apm_get_stats(aimdesk_apm *a, aimdesk_apm_stats *s) {
 	memset(s, 0, sizeof *s);
 	if (!a->echo) return;
-	webrtc::AudioProcessingStats st = a->apm->GetStatistics();
+	const webrtc::AudioProcessingStats &st = a->stats;
 	// AEC3's ERLE is its estimate for its linear filter alone (bounded by
 	// the library's configuration; see Stats.ERLE), not what the whole
 	// canceller removed
