@@ -57,7 +57,7 @@ APP := build/aimdesk
 .PHONY: help setup build demo vet gotest smoke callshot prejoinshot uishots membench test generate lint bench voicebench videobench fuzz package packagetest clean distclean
 
 help: ## list targets and variables
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-11s %s\n", $$1, $$2 }'
+	@grep -E '^[a-z0-9]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-11s %s\n", $$1, $$2 }'
 	@echo
 	@echo "  variables: GOTESTFLAGS TEST_TIMEOUT BUILDFLAGS FUZZTIME BENCH BENCHFLAGS APP_LANG APMTAGS RUNTIMEOVERLAY"
 	@echo "  GOFLAGS for this machine: $(GOFLAGS)"
@@ -128,6 +128,14 @@ voicebench: setup ## live voice figures (TestVoiceBench…, ~1 min each); Voice 
 
 videobench: setup ## video figures: PSNR of scaled+VP8 text, CPU of a 1080p15 share and a still screen, frames of a Wayland share
 	@$(PHASE) videobench $(APPENV) scripts/videobench.sh
+
+# The echo-canceller tests against webrtc-audio-processing-1 (AEC3) where it
+# is installed but is not what pkg-config finds by default (Debian 12 has no
+# package: APM1_PREFIX, default /opt/apm1). APM1TEST: unit, bench, media.
+APM1TEST ?= unit
+.PHONY: apm1test
+apm1test: ## echo-canceller tests against webrtc-audio-processing-1 (APM1_PREFIX, APM1TEST=unit bench media)
+	@$(PHASE) apm1test $(APPENV) scripts/apm1test.sh $(APM1TEST)
 
 fuzz: setup ## run every fuzz target for FUZZTIME each
 	@$(PHASE) fuzz $(APPENV) scripts/fuzz.sh

@@ -32,7 +32,9 @@ type Config struct {
 	HighPass bool
 	// VoiceDetect reports voice activity per capture block.
 	VoiceDetect bool
-	// ExtendedFilter (classic AEC of 0.3 only) uses a 128 ms echo filter
+	// ExtendedFilter (classic AEC of 0.3 only; AEC3 ignores it: its own
+	// delay estimator aligns the far end, TestEchoCancelledAfterConvergence
+	// covers the scenario below with it) uses a 128 ms echo filter
 	// instead of 48 ms. The delay a call reports is only the devices'
 	// modelled share and the delay-agnostic estimate lands tens of ms off
 	// the true delay: the 48 ms filter does not cover that error. Measured
@@ -44,7 +46,7 @@ type Config struct {
 	// loses up to 3.9 dB instead of 2.8 dB in the scenarios of
 	// TestVoiceBenchEcho (TestExtendedFilter); DoubleTalk wins that back.
 	ExtendedFilter bool
-	// SoftDoubleTalk (0.3 only, with ExtendedFilter) keeps the extended
+	// SoftDoubleTalk (0.3 only, with ExtendedFilter; AEC3 ignores it) keeps the extended
 	// filter's 128 ms but gives it the 48 ms filter's nonlinear suppressor
 	// and a slower filter adaptation (step size 0.3 instead of 0.4): 0.3's
 	// extended mode also makes the suppressor take more of the near end
@@ -66,7 +68,10 @@ type Config struct {
 	// that test's own checks of its echo path). DoubleTalk (in CallConfig)
 	// meets the goal without weakening the suppressor on echo alone.
 	SoftDoubleTalk bool
-	// DoubleTalk (0.3 only) softens the echo suppressor while a
+	// DoubleTalk (0.3 only; AEC3 ignores it: it has its own double-talk
+	// handling, and the suppressor this wraps does not exist in 1.x; with
+	// AEC3 as shipped the near end loses 3.8-4.6 dB in the same scenarios,
+	// see maxDoubleTalkAEC3 in apm_test.go) softens the echo suppressor while a
 	// double-talk detector of ours says the user talks over the far end,
 	// and leaves the library's output bit for bit as it is otherwise (see
 	// docs/media.md, "Echo", and shim.cc dt_suppress). The shim wraps the
@@ -139,13 +144,16 @@ func (c Config) BlockSamples() int {
 
 // Stats are what the library reports about echo cancellation.
 type Stats struct {
-	// ERLE is the echo return loss enhancement in dB (how much the
-	// canceller removed from the echo), averaged by the library; valid when
-	// HasERLE.
+	// ERLE is the echo return loss enhancement in dB, as the library
+	// reports it; valid when HasERLE. With 0.3 it is how much the whole
+	// canceller removed from the echo, averaged. With AEC3 (1.x) it is the
+	// library's estimate for its linear filter alone, which it bounds (about
+	// 6 dB in the tests, where the whole canceller removed 50-60 dB): not a
+	// figure of echo removal.
 	ERLE    float64
 	HasERLE bool
-	// Delay is the echo delay the library estimates (median); valid when
-	// HasDelay.
+	// Delay is the echo delay the library estimates (0.3: the median; AEC3:
+	// where its delay estimator aligned the far end); valid when HasDelay.
 	Delay    time.Duration
 	HasDelay bool
 	// Reverse and Capture count the blocks processed.

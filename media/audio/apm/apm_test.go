@@ -17,8 +17,39 @@ const (
 	maxDoubleTalk = 3.0  // dB of near-end speech lost while both talk
 )
 
+// maxDoubleTalkAEC3 bounds the near-end loss during double talk with
+// webrtc-audio-processing-1 (AEC3) in the unit tests. AEC3 as the library
+// ships it (this package does not tune it) misses the maxDoubleTalk goal:
+// measured with 1.3, 3.8-4.4 dB in scenarios and 4.6 dB with the reported
+// delay 96 ms short (its suppressor; with the suppressor made transparent
+// the loss was 0.3-0.7 dB, diagnosis). The bound keeps that from growing
+// unnoticed; TestVoiceBenchEcho holds both libraries to the goal and
+// reports the miss.
+const maxDoubleTalkAEC3 = 5.0
+
+// doubleTalkBound is the near-end loss the unit tests allow with
+// DefaultConfig and CallConfig: the goal with 0.3 (which meets it),
+// maxDoubleTalkAEC3 with AEC3.
+func doubleTalkBound() float64 {
+	if aec3 {
+		return maxDoubleTalkAEC3
+	}
+	return maxDoubleTalk
+}
+
+// defaultScenarios are those DefaultConfig is held to: with 0.3, scenarios
+// (its 48 ms filter does not cover a reported delay 96 ms short: that is
+// TestExtendedFilter's); with AEC3, which aligns the far end with its own
+// delay estimator and has no extended filter, extendedScenarios.
+func defaultScenarios() []scenario {
+	if aec3 {
+		return extendedScenarios
+	}
+	return scenarios
+}
+
 func TestEchoCancelledAfterConvergence(t *testing.T) {
-	for _, s := range scenarios {
+	for _, s := range defaultScenarios() {
 		t.Run(s.String(), func(t *testing.T) {
 			if erle := measureERLE(t, s); erle < minERLE {
 				t.Errorf("ERLE %.1f dB, want ≥ %.0f dB", erle, minERLE)
@@ -28,10 +59,10 @@ func TestEchoCancelledAfterConvergence(t *testing.T) {
 }
 
 func TestDoubleTalkKeepsNearEnd(t *testing.T) {
-	for _, s := range scenarios {
+	for _, s := range defaultScenarios() {
 		t.Run(s.String(), func(t *testing.T) {
-			if loss := measureDoubleTalkLoss(t, s); loss > maxDoubleTalk {
-				t.Errorf("near end lost %.2f dB during double talk, want ≤ %.0f dB", loss, maxDoubleTalk)
+			if loss := measureDoubleTalkLoss(t, s); loss > doubleTalkBound() {
+				t.Errorf("near end lost %.2f dB during double talk, want ≤ %.1f dB", loss, doubleTalkBound())
 			}
 		})
 	}
@@ -57,6 +88,7 @@ var extendedScenarios = append(append([]scenario(nil), scenarios...), scenario{d
 // TestExtendedFilter measures the extended filter without the double-talk
 // detector, in extendedScenarios.
 func TestExtendedFilter(t *testing.T) {
+	skipOnAEC3(t, "ExtendedFilter")
 	cfg := CallConfig()
 	cfg.DoubleTalk = false
 	for _, s := range extendedScenarios {
@@ -80,16 +112,14 @@ func TestDoubleTalk(t *testing.T) {
 	cfg := CallConfig()
 	plain := cfg
 	plain.DoubleTalk = false
+	skipOnAEC3(t, "DoubleTalk")
 	if p, err := New(cfg); err != nil {
 		t.Fatal(err)
 	} else {
 		on := p.Stats().DoubleTalk
 		_ = p.Close()
-		if Library == "WebRTC APM 0.3 (AEC)" && !on {
-			t.Fatal("CallConfig: the double-talk detector is not in effect")
-		}
 		if !on {
-			t.Skipf("%s: no double-talk detector", Library)
+			t.Fatal("CallConfig: the double-talk detector is not in effect")
 		}
 	}
 	for _, s := range extendedScenarios {
@@ -126,6 +156,7 @@ func TestDoubleTalk(t *testing.T) {
 // hangover), and the echo removed after the change must not fall more
 // than 1 dB below what the extended filter alone removes.
 func TestDoubleTalkNotOnEcho(t *testing.T) {
+	skipOnAEC3(t, "DoubleTalk")
 	cfg := CallConfig()
 	plain := cfg
 	plain.DoubleTalk = false
@@ -186,6 +217,7 @@ func TestDoubleTalkNotOnEcho(t *testing.T) {
 // SoftDoubleTalk (the library's layout was the one it checks): without it
 // the loss is TestExtendedFilter's.
 func TestSoftDoubleTalk(t *testing.T) {
+	skipOnAEC3(t, "SoftDoubleTalk")
 	cfg := CallConfig()
 	cfg.SoftDoubleTalk = true
 	p, err := New(cfg)
@@ -194,7 +226,7 @@ func TestSoftDoubleTalk(t *testing.T) {
 	}
 	soft := p.Stats().SoftDoubleTalk
 	_ = p.Close()
-	if Library == "WebRTC APM 0.3 (AEC)" && !soft {
+	if !soft {
 		t.Fatal("SoftDoubleTalk not in effect: the shim did not recognise the library's AecCore layout (shim.cc soft_double_talk)")
 	}
 	for _, s := range extendedScenarios {
@@ -206,6 +238,119 @@ func TestSoftDoubleTalk(t *testing.T) {
 				t.Errorf("near end lost %.2f dB during double talk, want ≤ %.1f dB", loss, maxDoubleTalk)
 			}
 		})
+	}
+}
+
+// skipOnAEC3 skips a test of one of Config's 0.3-only switches when the
+// library is AEC3 (TestClassicSwitchesOnAEC3 checks that they change
+// nothing there).
+func skipOnAEC3(t *testing.T, field string) {
+	t.Helper()
+	if aec3 {
+		t.Skipf("%s: Config.%s is 0.3's (TestClassicSwitchesOnAEC3 checks it changes nothing here)", Library, field)
+	}
+}
+
+// TestClassicSwitchesOnAEC3: with AEC3 (1.x) Config's 0.3-only switches
+// (ExtendedFilter, SoftDoubleTalk, DoubleTalk) change nothing: the output
+// of the user talking over the far end is sample for sample the same with
+// all of them on as with all off, and Stats says none is in effect. (With
+// 0.3 each has its own test.)
+func TestClassicSwitchesOnAEC3(t *testing.T) {
+	if !aec3 {
+		t.Skipf("%s: the switches are this library's (TestExtendedFilter, TestSoftDoubleTalk, TestDoubleTalk)", Library)
+	}
+	farF, nearF := voice(t, "far.wav"), voice(t, "near.wav")
+	mic := toPCM(add(newRoom(100*time.Millisecond, 0.5, 7).apply(farF), place(nearF, nearAt, len(farF)), noise(len(farF), -70, 3)))
+	on := CallConfig()
+	on.SoftDoubleTalk = true
+	off := on
+	off.ExtendedFilter, off.SoftDoubleTalk, off.DoubleTalk = false, false, false
+	outOn, p := run(t, on, toPCM(farF), mic, 80*time.Millisecond)
+	outOff, _ := run(t, off, toPCM(farF), mic, 80*time.Millisecond)
+	st := p.Stats()
+	if st.SoftDoubleTalk || st.DoubleTalk || st.SuppressorParts != 0 {
+		t.Errorf("stats %+v: a 0.3-only switch reported in effect", st)
+	}
+	if energy(outOn) == 0 {
+		t.Fatal("no output")
+	}
+	for i := range outOn {
+		if outOn[i] != outOff[i] {
+			t.Fatalf("the output differs from sample %d (%.2f s) on", i, float64(i)/rate)
+		}
+	}
+}
+
+// Near-end loss while the far end plays through no echo path (a headset),
+// the user talking half a second into the far end's first words.
+const (
+	// maxNoEchoPathLoss: 0.3 measured 0.40 dB.
+	maxNoEchoPathLoss = 1.5
+	// maxNoEchoPathLossAEC3: AEC3 assumes an echo path until its
+	// transparent mode has seen the far end play without one: measured
+	// with 1.3 (diagnosis, same scenario, the user starting later) 4.20 dB
+	// at 0.5 s, 1.86 dB at 1 s, 0.73 dB at 2 s, 0.01 dB at 3 s into the far
+	// end's speech (0.3: 0.40-0.87 dB throughout). The quiet parts of the
+	// speech suffer most: e2e.TestVoiceBenchBargeIn's headset case (the
+	// user barging in 2 s into the greeting) failed its parrot check with
+	// it (envelope correlation 0.42, 0.3: 0.96).
+	maxNoEchoPathLossAEC3 = 6.0
+)
+
+// TestNearEndWithoutEchoPath: the far end plays, the microphone hears the
+// user only (a headset) from 0.5 s on; the user's speech must come through
+// (the loss measured as in TestDoubleTalkKeepsNearEnd).
+func TestNearEndWithoutEchoPath(t *testing.T) {
+	const at = 500 * time.Millisecond
+	farF, nearF := voice(t, "far.wav"), voice(t, "near.wav")
+	n := len(farF)
+	near := place(nearF, at, n)
+	bg := noise(n, -70, 3)
+	cfg := CallConfig()
+	withFar, _ := run(t, cfg, toPCM(farF), toPCM(add(near, bg)), 40*time.Millisecond)
+	alone, _ := run(t, cfg, nil, toPCM(add(near, bg)), 40*time.Millisecond)
+	loss, blocks := projectionLoss(withFar, alone, near, int(at.Seconds()*rate))
+	bound := maxNoEchoPathLoss
+	if aec3 {
+		bound = maxNoEchoPathLossAEC3
+	}
+	t.Logf("%s: near end lost %.2f dB over %d blocks with the far end playing and no echo path", Library, loss, blocks)
+	if blocks < 50 {
+		t.Fatalf("only %d near-end blocks", blocks)
+	}
+	if loss > bound {
+		t.Errorf("near end lost %.2f dB, want ≤ %.1f dB", loss, bound)
+	}
+}
+
+// TestLibraryStatsFresh: Stats reports the library's figures for the end
+// of the run, not its first blocks. (1.x hands its statistics over through
+// a queue of one that drops new ones while full: read once at the end they
+// were the first block's, ERLE 0.2 dB and the delay far off.) With AEC3 the
+// delay is where its estimator aligned the far end: measured 96 ms for the
+// true 100 ms (56/148/196 ms for 60/150/200 ms), and its ERLE the linear
+// filter's, bounded (6.2 dB). 0.3 reports the whole canceller's ERLE
+// (33-46 dB) and a delay relative to the reported one.
+func TestLibraryStatsFresh(t *testing.T) {
+	farF := voice(t, "far.wav")
+	s := scenario{delay: 100 * time.Millisecond, reported: 80 * time.Millisecond}
+	mic := toPCM(add(newRoom(s.delay, 0.5, 7).apply(farF), noise(len(farF), -70, 3)))
+	_, p := run(t, DefaultConfig(), toPCM(farF), mic, s.reported)
+	st := p.Stats()
+	t.Logf("%s: library ERLE %.1f dB (valid %v), delay %v (valid %v)", Library, st.ERLE, st.HasERLE, st.Delay, st.HasDelay)
+	if !st.HasERLE || !st.HasDelay {
+		t.Fatalf("stats %+v: no ERLE or delay", st)
+	}
+	if aec3 {
+		if d := st.Delay - s.delay; d < -12*time.Millisecond || d > 12*time.Millisecond {
+			t.Errorf("AEC3's delay %v, want %v ± 12 ms", st.Delay, s.delay)
+		}
+		if st.ERLE < 3 {
+			t.Errorf("AEC3's linear ERLE %.1f dB, want ≥ 3 dB after convergence", st.ERLE)
+		}
+	} else if st.ERLE < 20 {
+		t.Errorf("ERLE %.1f dB as the library reports it, want ≥ 20 dB after convergence", st.ERLE)
 	}
 }
 
@@ -225,7 +370,9 @@ func TestWithoutCancellerEchoRemains(t *testing.T) {
 
 // TestVoiceBenchEcho prints the worst ERLE and the worst double-talk loss
 // over all scenarios (echo delays 60 to 200 ms, reported delays up to 20 ms
-// off) and fails when either misses its goal.
+// off) and fails when either misses its goal. The goals are the same for
+// both libraries: AEC3 (1.x) misses the double-talk one (see
+// maxDoubleTalkAEC3; docs/media.md compares the two).
 func TestVoiceBenchEcho(t *testing.T) {
 	// The figures are those of the configuration calls use (CallConfig).
 	cfg := CallConfig()

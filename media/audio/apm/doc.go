@@ -11,9 +11,11 @@
 //     extended filter and delay-agnostic mode;
 //   - build tag apm1: webrtc-audio-processing-1 (AEC3; Debian 13, Ubuntu
 //     24.04, Fedora, Arch). The Makefile adds the tag when pkg-config finds
-//     that library. This path is written against the documented 1.x API and
-//     was not compiled on the machine this package was developed on (it has
-//     only 0.3);
+//     that library. Built and tested against 1.3 compiled from source
+//     (Debian 12 has no package of it; scripts/apm1test.sh, `make
+//     apm1test`); Config's 0.3-only switches (ExtendedFilter,
+//     SoftDoubleTalk, DoubleTalk) are ignored there, and docs/media.md
+//     compares the two libraries' figures;
 //   - build tag noapm (or a build without cgo): no library; [Available] is
 //     false and [New] fails with [ErrUnavailable]. Callers fall back to
 //     half-duplex.

@@ -17,6 +17,12 @@
 #include <webrtc/modules/interface/module_common_types.h>
 #endif
 
+#ifdef AIMDESK_APM1
+extern "C" {
+typedef struct WebRtcVadInst VadInst;
+}
+#endif
+
 // kDtLags is the double-talk detector's echo-path span in 10 ms blocks.
 enum { kDtLags = 40 };
 
@@ -44,7 +50,12 @@ struct aimdesk_apm {
 	int dt_on;             // partitions left in the current double talk (hangover)
 	int dt_run;            // consecutive partitions that looked like near-end speech
 	unsigned long long dt_parts, parts;
-#ifndef AIMDESK_APM1
+#ifdef AIMDESK_APM1
+	VadInst *vad_inst;       // our voice detector (nullptr without voice_detect)
+	int16_t vad_mix[480];    // a stereo block mixed to mono for the VAD
+	int16_t reverse_out[480 * 2]; // ProcessReverseStream's output (discarded)
+	webrtc::AudioProcessingStats stats; // the library's, after the last capture block
+#else
 	webrtc::AudioFrame capture;
 	webrtc::AudioFrame reverse;
 #endif
@@ -53,36 +64,77 @@ struct aimdesk_apm {
 #ifdef AIMDESK_APM1
 
 // webrtc-audio-processing-1: AEC3 configured through AudioProcessing::Config.
+// Built and tested against 1.3 (docs/media.md, "Echo cancellation with
+// webrtc-audio-processing-1"). The 0.3-only switches (extended_filter,
+// soft_double_talk, double_talk) are ignored: AEC3 aligns the far end with
+// its own delay estimator (so the echo is found also when the reported
+// delay is far off, which is what the extended filter was for on 0.3) and
+// has its own double-talk handling (its suppressor's dominant-near-end
+// detector); the classic AEC's suppressor that dt_suppress wraps does not
+// exist in 1.x. Stats say they are not in effect.
+//
+// Voice activity: 1.x's VoiceDetection (deprecated there, gone in 2.x) is
+// hard-wired to its least sensitive setting (kVeryLowLikelihood, the VAD's
+// mode 3), which marks fewer speech blocks as voice than the 0.3 side's
+// kModerateLikelihood (mode 1) and so slows the Go gain stage's learning
+// (agc.go; TestAutoGainRaisesQuietTalker missed its 3 s with it). The shim
+// runs the same WebRTC VAD itself, in mode 1, on the processed block (as
+// 0.3 does after the canceller and the noise suppressor): both libraries
+// then report voice alike. The library exports the VAD's C functions
+// (common_audio/vad/include/webrtc_vad.h, not among its installed
+// headers): declared here.
+extern "C" {
+VadInst *WebRtcVad_Create(void);
+void WebRtcVad_Free(VadInst *handle);
+int WebRtcVad_Init(VadInst *handle);
+int WebRtcVad_set_mode(VadInst *handle, int mode);
+int WebRtcVad_Process(VadInst *handle, int fs, const int16_t *audio_frame, size_t frame_length);
+}
+
+// kVadMode is 0.3's kModerateLikelihood.
+enum { kVadMode = 1 };
 
 extern "C" aimdesk_apm *aimdesk_apm_new(const aimdesk_apm_config *cfg, int *err) {
 	*err = 0;
-	webrtc::AudioProcessing *apm = webrtc::AudioProcessingBuilder().Create();
-	if (apm == nullptr) {
-		*err = webrtc::AudioProcessing::kCreationFailedError;
-		return nullptr;
-	}
 	webrtc::AudioProcessing::Config c;
 	c.pipeline.multi_channel_capture = cfg->channels > 1;
 	c.pipeline.multi_channel_render = cfg->channels > 1;
 	c.echo_canceller.enabled = cfg->echo_cancel != 0;
 	c.echo_canceller.mobile_mode = false;
 	c.noise_suppression.enabled = cfg->noise_suppress != 0;
-	c.noise_suppression.level = webrtc::AudioProcessing::Config::NoiseSuppression::kHigh;
+	// the same level as the 0.3 side (12 dB)
+	c.noise_suppression.level = webrtc::AudioProcessing::Config::NoiseSuppression::kModerate;
 	// no library AGC: the Go gain stage (agc.go) runs after the shim
 	c.gain_controller1.enabled = false;
+	c.gain_controller2.enabled = false;
 	c.high_pass_filter.enabled = cfg->high_pass != 0;
-	c.voice_detection.enabled = cfg->voice_detect != 0;
+	// voice activity: our own VAD (see above)
+	c.voice_detection.enabled = false;
+	webrtc::AudioProcessing *apm = webrtc::AudioProcessingBuilder().Create();
+	if (apm == nullptr) {
+		*err = webrtc::AudioProcessing::kCreationFailedError;
+		return nullptr;
+	}
 	apm->ApplyConfig(c);
 	webrtc::StreamConfig sc(cfg->sample_rate, cfg->channels);
 	webrtc::ProcessingConfig pc = {{sc, sc, sc, sc}};
 	int rc = apm->Initialize(pc);
+	VadInst *vad = nullptr;
+	if (rc == webrtc::AudioProcessing::kNoError && cfg->voice_detect) {
+		vad = WebRtcVad_Create();
+		if (vad == nullptr || WebRtcVad_Init(vad) != 0 || WebRtcVad_set_mode(vad, kVadMode) != 0) {
+			rc = webrtc::AudioProcessing::kCreationFailedError;
+		}
+	}
 	if (rc != webrtc::AudioProcessing::kNoError) {
+		if (vad != nullptr) WebRtcVad_Free(vad);
 		delete apm;
 		*err = rc;
 		return nullptr;
 	}
 	aimdesk_apm *a = new aimdesk_apm();
 	a->apm = apm;
+	a->vad_inst = vad;
 	a->rate = cfg->sample_rate;
 	a->channels = cfg->channels;
 	a->samples = cfg->sample_rate / 100;
@@ -96,24 +148,44 @@ extern "C" int aimdesk_apm_reverse(aimdesk_apm *a, const int16_t *pcm, int n) {
 	webrtc::StreamConfig sc(a->rate, a->channels);
 	// the output is discarded: render-side processing does not change what
 	// was already played
-	int16_t out[480 * 2];
-	return a->apm->ProcessReverseStream(pcm, sc, sc, out);
+	return a->apm->ProcessReverseStream(pcm, sc, sc, a->reverse_out);
 }
 
 extern "C" int aimdesk_apm_capture(aimdesk_apm *a, int16_t *pcm, int n, int delay_ms) {
 	if (n != a->samples * a->channels) return webrtc::AudioProcessing::kBadDataLengthError;
 	webrtc::StreamConfig sc(a->rate, a->channels);
+	// delays above 500 ms are clamped with a warning: not an error
 	if (a->echo) a->apm->set_stream_delay_ms(delay_ms);
 	int rc = a->apm->ProcessStream(pcm, sc, sc, pcm);
-	if (rc != webrtc::AudioProcessing::kNoError) return rc < 0 ? rc : 0;
+	if (rc != webrtc::AudioProcessing::kNoError && rc != webrtc::AudioProcessing::kBadStreamParameterWarning) {
+		return rc < 0 ? rc : 0;
+	}
+	// The library hands its statistics over through a queue of one that
+	// drops new ones while full: read after every block, or GetStatistics
+	// returns those of the block after the previous read (stale by the
+	// whole call when Stats is asked rarely).
+	if (a->echo) a->stats = a->apm->GetStatistics();
 	if (!a->vad) return 0;
-	webrtc::AudioProcessingStats st = a->apm->GetStatistics();
-	return (st.voice_detected && *st.voice_detected) ? 1 : 0;
+	const int16_t *mono = pcm;
+	if (a->channels > 1) {
+		// the VAD takes one channel: the mean of the channels
+		for (int i = 0; i < a->samples; i++) {
+			int sum = 0;
+			for (int ch = 0; ch < a->channels; ch++) sum += pcm[i * a->channels + ch];
+			a->vad_mix[i] = (int16_t)(sum / a->channels);
+		}
+		mono = a->vad_mix;
+	}
+	return WebRtcVad_Process(a->vad_inst, a->rate, mono, a->samples) == 1 ? 1 : 0;
 }
 
 extern "C" void aimdesk_apm_get_stats(aimdesk_apm *a, aimdesk_apm_stats *s) {
 	memset(s, 0, sizeof *s);
-	webrtc::AudioProcessingStats st = a->apm->GetStatistics();
+	if (!a->echo) return;
+	const webrtc::AudioProcessingStats &st = a->stats;
+	// AEC3's ERLE is its estimate for its linear filter alone (bounded by
+	// the library's configuration; see Stats.ERLE), not what the whole
+	// canceller removed
 	if (st.echo_return_loss_enhancement) {
 		s->has_erle = 1;
 		s->erle_db = *st.echo_return_loss_enhancement;
@@ -487,6 +559,9 @@ extern "C" const char *aimdesk_apm_library(void) { return "WebRTC APM 0.3 (AEC)"
 
 extern "C" void aimdesk_apm_free(aimdesk_apm *a) {
 	if (a == nullptr) return;
+#ifdef AIMDESK_APM1
+	if (a->vad_inst != nullptr) WebRtcVad_Free(a->vad_inst);
+#endif
 	delete a->apm;
 	delete a;
 }

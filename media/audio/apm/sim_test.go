@@ -313,10 +313,23 @@ func measureDoubleTalkLossWith(t testing.TB, cfg Config, s scenario) float64 {
 	bg := noise(n, -70, 3)
 	withFar, pw := run(t, cfg, toPCM(farF), toPCM(add(echo, near, bg)), s.reported)
 	alone, _ := run(t, cfg, nil, toPCM(add(near, bg)), s.reported)
+	loss, blocks := projectionLoss(withFar, alone, near, int(nearAt.Seconds()*rate))
+	if blocks < 50 {
+		t.Fatalf("only %d double-talk blocks", blocks)
+	}
+	st := pw.Stats()
+	t.Logf("%v: double-talk loss %.2f dB over %d blocks (suppressor softened in %d of %d partitions)", s, loss, blocks, st.DoubleTalkParts, st.SuppressorParts)
+	return loss
+}
+
+// projectionLoss is the near-end loss of measureDoubleTalkLoss: withFar
+// and alone are the processed microphone with and without the far end
+// playing, near the near end's signal; blocks from sample from on where the
+// near end is active count.
+func projectionLoss(withFar, alone []int16, near []float64, from int) (loss float64, blocks int) {
 	const bs = rate / 100
 	var ref, kept float64
-	blocks := 0
-	for off := int(nearAt.Seconds() * rate); off+bs <= len(withFar); off += bs {
+	for off := from; off+bs <= len(withFar); off += bs {
 		if energyF(near[off:off+bs])/bs < math.Pow(32768*math.Pow(10, -40.0/20), 2) {
 			continue // the near end is silent here (below -40 dBFS)
 		}
@@ -335,13 +348,7 @@ func measureDoubleTalkLossWith(t testing.TB, cfg Config, s scenario) float64 {
 		}
 		blocks++
 	}
-	if blocks < 50 {
-		t.Fatalf("only %d double-talk blocks", blocks)
-	}
-	loss := db(ref / max(kept, 1))
-	st := pw.Stats()
-	t.Logf("%v: double-talk loss %.2f dB over %d blocks (suppressor softened in %d of %d partitions)", s, loss, blocks, st.DoubleTalkParts, st.SuppressorParts)
-	return loss
+	return db(ref / max(kept, 1)), blocks
 }
 
 // nearAt is when the near end starts talking in the double-talk runs: the
