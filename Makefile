@@ -41,7 +41,7 @@ APMTAGS ?= $(shell pkg-config --exists webrtc-audio-processing-1 2>/dev/null && 
 # Every go command here builds with a one-line change to the Go runtime's
 # sysmon (scripts/goruntime.sh says what and why: about 40 % of a voice
 # call's CPU). RUNTIMEOVERLAY= builds with the stock runtime.
-RUNTIMEOVERLAY ?= $(shell scripts/goruntime.sh $(CURDIR)/build/goruntime)
+RUNTIMEOVERLAY ?= $(shell scripts/goruntime.sh $(CURDIR)/build/_goruntime)
 export GOFLAGS := $(strip $(GOFLAGS) $(APMTAGS) $(RUNTIMEOVERLAY))
 
 APPENV := env -u LANGUAGE LANG=$(APP_LANG) LC_ALL=$(APP_LANG)

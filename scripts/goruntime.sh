@@ -4,7 +4,8 @@
 # `-overlay=DIR/overlay.json` for the Makefile's GOFLAGS. Prints nothing
 # (and a warning on stderr) when the change does not apply to this Go
 # toolchain: the build then uses the stock runtime, and only the CPU of
-# calls is higher.
+# calls is higher. DIR's name must start with "_" (or "."), or `go ... ./...`
+# of a tree that holds it takes the copied file for a package.
 #
 # The change. sysmon, the runtime's monitor thread, sleeps deeply while
 # every P is idle. The first system call or cgo call after that wakes it
