@@ -19,7 +19,7 @@ mkdir -p bin
 export PATH="$PWD/bin:$PATH"
 want() { # want TOOL VERSION MODULE: install TOOL@VERSION unless bin/ has it
 	if ! [[ -x bin/$1 ]] || ! go version -m "bin/$1" | grep -q "mod.*$3.*$2"; then
-		GOBIN="$PWD/bin" go install "$3/cmd/$1@$2"
+		GOFLAGS= GOBIN="$PWD/bin" go install "$3/cmd/$1@$2"
 	fi
 }
 want protoc-gen-go "$PROTOC_GEN_GO_VERSION" google.golang.org/protobuf

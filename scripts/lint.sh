@@ -21,7 +21,8 @@ for t in "${tools[@]}"; do
 	have=$(go version -m "bin/$name" 2>/dev/null | awk '$1 == "mod" {print $3}')
 	if [ "$have" != "$version" ]; then
 		echo "lint: installing $name $version into bin/"
-		GOBIN="$root/bin" go install "$pkg@$version" || exit 1
+		# GOFLAGS=: tools get the stock Go runtime, not the Makefile's overlay
+		GOFLAGS= GOBIN="$root/bin" go install "$pkg@$version" || exit 1
 	fi
 done
 

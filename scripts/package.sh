@@ -21,7 +21,8 @@ if [ -x "$fyne" ]; then
 fi
 if [ "$have" != "$FYNE_TOOLS_VERSION" ]; then
 	echo "package: installing fyne CLI $FYNE_TOOLS_VERSION into bin/${have:+ (found $have)}"
-	GOBIN="$root/bin" go install "fyne.io/tools/cmd/fyne@$FYNE_TOOLS_VERSION"
+	# GOFLAGS=: a tool, built with the stock Go runtime (not the Makefile's overlay)
+	GOFLAGS= GOBIN="$root/bin" go install "fyne.io/tools/cmd/fyne@$FYNE_TOOLS_VERSION"
 fi
 
 version=$(awk -F'"' '/^Version *=/ {print $2; exit}' FyneApp.toml)

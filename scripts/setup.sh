@@ -106,7 +106,9 @@ else
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	# Pure Go, as LiveKit builds its own release binaries (CGO_ENABLED=0).
-	CGO_ENABLED=0 GOBIN="$tmp" go install "github.com/livekit/livekit-server/cmd/server@v$LIVEKIT_VERSION"
+	# GOFLAGS=: a tool, built with the stock Go runtime (the Makefile's runtime
+	# overlay is for aimdesk's own builds) so the build cache serves it
+	GOFLAGS= CGO_ENABLED=0 GOBIN="$tmp" go install "github.com/livekit/livekit-server/cmd/server@v$LIVEKIT_VERSION"
 	mkdir -p "$root/bin"
 	mv -f "$tmp/server" "$lk"
 	say "livekit-server: $("$lk" --version)"

@@ -205,8 +205,20 @@ func TestHostileAgent(t *testing.T) {
 		Base: srv.Client().Transport, Limits: Limits{MaxStringBytes: 1 << 20},
 		MaxBodyDuration: time.Second, MaxEventDuration: time.Second,
 	}
+	// The size cases test a size bound, which races the 1 s answer bound:
+	// under -race on a loaded machine (load average 6 on 2 cores) reading
+	// the 4 MiB took 1.1-1.8 s, so they get a guard whose time bounds
+	// cannot trip first.
+	sizeGuard := &Guard{
+		Base: srv.Client().Transport, Limits: Limits{MaxStringBytes: 1 << 20},
+		MaxBodyDuration: 20 * time.Second, MaxEventDuration: 20 * time.Second,
+	}
+	sizeCase := map[string]bool{"huge": true, "long-string": true, "huge-event": true}
 	client := func(path string, guarded bool) *a2a.Client {
 		hc := &http.Client{Transport: guard}
+		if sizeCase[path] {
+			hc.Transport = sizeGuard
+		}
 		if !guarded {
 			hc = srv.Client()
 		}
