@@ -159,6 +159,10 @@ const trayWatcherName = "org.kde.StatusNotifierWatcher"
 // a StatusNotifierWatcher owns its name on the session bus. Without one a
 // hidden window could not be brought back, so closing it quits.
 func trayAvailable(ctx context.Context) bool {
+	// The timeout bounds the whole exchange: the connection closes when ctx ends,
+	// which also ends a handshake with a bus that does not answer.
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
 	conn, err := trayBus(ctx)
 	if err != nil {
 		return false
@@ -193,8 +197,6 @@ var errNoSessionBus = errors.New("ui: no session bus")
 // trayWatcherOwned asks the bus whether the tray's watcher name has an
 // owner.
 func trayWatcherOwned(ctx context.Context, conn *dbus.Conn) bool {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
 	var has bool
 	err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, trayWatcherName).Store(&has)
 	return err == nil && has

@@ -2,10 +2,12 @@ package ui
 
 import (
 	"bufio"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -121,5 +123,33 @@ func TestNotifierStartsTrayOnlyWithWatcher(t *testing.T) {
 	n.SetPendingApprovals(2)
 	if k := len(a.calls); k < 2 || a.calls[k-2] != "icon" || a.calls[k-1] != "menu" {
 		t.Errorf("pending approvals: calls %q, want the badged icon and the menu", a.calls)
+	}
+}
+
+// TestTrayAvailableSilentBus: a session bus socket that accepts but never
+// answers (a hung dbus-daemon) costs the start-up at most the timeout.
+func TestTrayAvailableSilentBus(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bus")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+path)
+	start := time.Now()
+	if trayAvailable(t.Context()) {
+		t.Error("trayAvailable on a bus that never answered")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("trayAvailable took %v on a silent bus", d)
 	}
 }
