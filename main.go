@@ -304,9 +304,13 @@ func writeHeapProfileOnSignal(ctx context.Context, path string, stderr io.Writer
 	}
 }
 
+// writeHeapProfile writes the heap profile to a file beside path and
+// renames it into place, so that a reader waiting for path (membench) never
+// copies half a profile.
 func writeHeapProfile(path string) error {
 	runtime.GC()
-	f, err := os.Create(path) // #nosec G304 G703 -- the path is the user's own environment variable
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp) // #nosec G304 G703 -- the path is the user's own environment variable
 	if err != nil {
 		return err
 	}
@@ -314,7 +318,10 @@ func writeHeapProfile(path string) error {
 		_ = f.Close()
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path) // #nosec G703 -- the path is the user's own environment variable
 }
 
 // startupSettle is how long after Fyne's event loop started the window

@@ -28,12 +28,41 @@ type TrafficEntry struct {
 // console keeps the newest traffic entries in a ring of at most size
 // entries. The ring grows as traffic comes, so an app with no agent or a
 // quiet one does not hold a full ring of empty entries (about 1 MB).
+//
+// The entries' strings (body, method, request id, URL, error) are not kept
+// as strings of their own but copied, in order, into 64 KiB chunks, which
+// are dropped whole once every entry in them has left the ring. Kept as
+// one small allocation each, the bodies of a ring that turns over (a long
+// stream replaces all 5,000 entries in minutes) were spread over the heap's
+// spans among the garbage of the requests that made them, and each span
+// with one body left in it stayed in use: about 10 MB of RSS more after a
+// 30-minute session than the 2 MB of bodies themselves
+// (docs/benchmarks.md, Memory). Large chunks are freed whole.
 type console struct {
-	mu   sync.Mutex
-	ring []TrafficEntry
-	size int
-	next int64
+	mu     sync.Mutex
+	ring   []consoleEntry
+	size   int
+	next   int64
+	chunks [][]byte // the strings, oldest chunk first
+	first  int64    // the number of chunks[0]
 }
+
+// consoleEntry is a TrafficEntry with its strings in the console's chunks.
+type consoleEntry struct {
+	seq                                   int64
+	time                                  time.Time
+	agentID                               string // one string per agent, shared
+	direction                             a2a.Direction
+	kind                                  string // a constant
+	chunk                                 int64  // the chunk holding the strings below
+	off                                   int
+	method, requestID, url, body, errText int // lengths, in this order
+}
+
+// consoleChunk is the size of one chunk of strings: far above one entry's
+// strings (a body is at most MaxConsoleBody), and a large object for Go's
+// allocator, which gives it spans of its own.
+const consoleChunk = 64 << 10
 
 func newConsole(size int) *console { return &console{size: size} }
 
@@ -42,12 +71,77 @@ func (k *console) add(e TrafficEntry) TrafficEntry {
 	defer k.mu.Unlock()
 	k.next++
 	e.Seq = k.next
+	ce := k.store(e)
 	if len(k.ring) < k.size {
-		k.ring = append(k.ring, e)
+		k.ring = append(k.ring, ce)
 	} else {
-		k.ring[int(e.Seq-1)%k.size] = e
+		k.ring[int(e.Seq-1)%k.size] = ce
+		k.dropChunks()
 	}
 	return e
+}
+
+// store copies e's strings into the newest chunk (a new one when they do
+// not fit in what is left of it).
+func (k *console) store(e TrafficEntry) consoleEntry {
+	ce := consoleEntry{
+		seq: e.Seq, time: e.Time, agentID: e.AgentID, direction: e.Direction, kind: e.Kind,
+		method: len(e.Method), requestID: len(e.RequestID), url: len(e.URL),
+		body: len(e.Body), errText: len(e.Error),
+	}
+	n := len(e.Method) + len(e.RequestID) + len(e.URL) + len(e.Body) + len(e.Error)
+	last := len(k.chunks) - 1
+	if last < 0 || cap(k.chunks[last])-len(k.chunks[last]) < n {
+		k.chunks = append(k.chunks, make([]byte, 0, max(consoleChunk, n)))
+		last++
+	}
+	c := k.chunks[last]
+	ce.chunk, ce.off = k.first+int64(last), len(c)
+	for _, s := range [...]string{e.Method, e.RequestID, e.URL, e.Body, e.Error} {
+		c = append(c, s...)
+	}
+	k.chunks[last] = c
+	return ce
+}
+
+// dropChunks lets go of the chunks older than the oldest entry's.
+func (k *console) dropChunks() {
+	oldest := k.ring[int(k.next)%k.size].chunk // the entry the next add replaces
+	n := int(oldest - k.first)
+	if n <= 0 {
+		return
+	}
+	clear(k.chunks[:n])
+	k.chunks = k.chunks[n:]
+	k.first = oldest
+}
+
+// entry rebuilds the TrafficEntry of ce.
+func (k *console) entry(ce consoleEntry) TrafficEntry {
+	c := k.chunks[ce.chunk-k.first][ce.off:]
+	take := func(n int) string {
+		s := string(c[:n])
+		c = c[n:]
+		return s
+	}
+	e := TrafficEntry{Seq: ce.seq, Time: ce.time, AgentID: ce.agentID, Direction: ce.direction, Kind: ce.kind}
+	e.Method = take(ce.method)
+	e.RequestID = take(ce.requestID)
+	e.URL = take(ce.url)
+	e.Body = take(ce.body)
+	e.Error = take(ce.errText)
+	return e
+}
+
+// heldBytes is the capacity of the chunks the console holds.
+func (k *console) heldBytes() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	n := 0
+	for _, c := range k.chunks {
+		n += cap(c)
+	}
+	return n
 }
 
 func (k *console) last() int64 {
@@ -67,7 +161,7 @@ func (k *console) since(after int64, f TrafficFilter) []TrafficEntry {
 	}
 	var out []TrafficEntry
 	for seq := first; seq <= k.next; seq++ {
-		e := k.ring[int(seq-1)%k.size]
+		e := k.entry(k.ring[int(seq-1)%k.size])
 		if f.match(e) {
 			out = append(out, e)
 		}

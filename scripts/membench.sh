@@ -14,7 +14,8 @@
 #                         single-instance socket), MB
 #   session_growth        a 30-minute session in compressed time with --demo:
 #                         MEMBENCH_STEPS (180, one every 10 s of a real
-#                         session) second launches over the single-instance
+#                         session, started every MEMBENCH_STEP_PERIOD s)
+#                         second launches over the single-instance
 #                         socket, each opening a view: --send of the reference
 #                         agent's skills (messages, streamed Markdown, files,
 #                         tasks, input requests, approvals, A2UI forms, failing
@@ -23,9 +24,22 @@
 #                         conversation. RSS at the end against RSS after the
 #                         warm-up (the first round of every step), %
 #   session_warm_rss, session_end_rss   the two RSS readings, MB
+#   session_step_period   the mean seconds from one step's start to the
+#                         next's (more than MEMBENCH_STEP_PERIOD when the
+#                         machine could not keep up), s
 #
-# The session takes a few minutes (17 on 2 cores at load average 16: each
-# step starts the binary once more); MEMBENCH_ONLY leaves it out.
+# Time in the session runs 10 s / MEMBENCH_STEP_PERIOD times faster than in
+# a real one, and so do Fyne's caches: Fyne keeps the renderers, canvas
+# objects and textures of whatever was drawn in the last minute of wall
+# time (FYNE_CACHE, default 1m). In a real session that minute holds 6 steps;
+# compressed, it held 10 to 40 by the machine's speed, and the figure moved
+# with the load (9.8-19.8 %). The session's app therefore gets FYNE_CACHE
+# scaled as its clock is: 60 s x MEMBENCH_STEP_PERIOD / 10 s (12 s by
+# default), and the steps are paced rather than run back to back.
+#
+# The session takes a few minutes (180 x MEMBENCH_STEP_PERIOD, 6 at the
+# default, more when steps take longer: each step starts the binary once
+# more); MEMBENCH_ONLY leaves it out.
 #
 # It exits non-zero when a figure misses its goal (docs/benchmarks.md,
 # Memory): idle_anon < 60, idle_rss < 150, demo_anon < 90,
@@ -44,7 +58,8 @@
 #                         window built by scripts/memfloor with the same tags,
 #                         the least any Fyne app takes here; not by default)
 #   MEMBENCH_STEPS        session steps (default 180)
-#   MEMBENCH_STEP_PAUSE   seconds between session steps (default 0.5)
+#   MEMBENCH_STEP_PERIOD  seconds from one session step's start to the next
+#                         (default 2; a step stands for 10 s of a session)
 #   MEMBENCH_NO_GOALS=1   print the figures without failing on a missed goal
 set -euo pipefail
 
@@ -54,7 +69,7 @@ settle=${MEMBENCH_SETTLE:-8}
 profdir=${MEMBENCH_PROFILE_DIR:-}
 only=${MEMBENCH_ONLY:-idle demo conv10k session}
 steps=${MEMBENCH_STEPS:-180}
-step_pause=${MEMBENCH_STEP_PAUSE:-0.5}
+step_period=${MEMBENCH_STEP_PERIOD:-2}
 lang=${APP_LANG:-en_US.UTF-8}
 title='^aimdesk$'
 
@@ -117,6 +132,10 @@ status_mb() {
 	awk -v f="$1:" '$1 == f { printf "%.1f", $2 / 1024 }' "/proc/$app_pid/status"
 }
 
+# app_env holds NAME=VALUE settings for the next start (the session's
+# FYNE_CACHE).
+app_env=()
+
 # start NAME ARGS... starts the app with fresh config/data dirs (a data dir
 # prepared in $tmp/NAME.data is kept) and waits for its window.
 start() {
@@ -128,7 +147,7 @@ start() {
 	env -u LANGUAGE LANG="$lang" LC_ALL="$lang" \
 		XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
 		XDG_CACHE_HOME="$home/cache" XDG_RUNTIME_DIR="$home/runtime" \
-		AIMDESK_HEAPPROFILE="$home/heap.pprof" \
+		AIMDESK_HEAPPROFILE="$home/heap.pprof" ${app_env[@]+"${app_env[@]}"} \
 		"$bin" "$@" >"$home/app.log" 2>&1 &
 	app_pid=$!
 	wid=""
@@ -280,26 +299,43 @@ session_steps=(
 	"--send=What did we say about the milk?"
 )
 
+# now_s prints the time in seconds (with fractions).
+now_s() { date +%s.%N; }
+
 run_session() {
-	local db warm end i res
+	local db warm end i res t0 next wait_s paced=0 warmed=0
 	db=$(seed session demo-reference-agent)
+	# Fyne's one-minute caches at the session's clock (see the top).
+	app_env=("FYNE_CACHE=$(awk -v p="$step_period" 'BEGIN { printf "%.3fs", 60 * p / 10 }')")
 	start session --demo --data "$db"
+	app_env=()
 	sleep "$settle"
+	t0=$(now_s)
 	for ((i = 0; i < steps; i++)); do
+		# Step i starts at t0 + i x period, or at once when behind.
+		next=$(awk -v t="$t0" -v i="$i" -v p="$step_period" 'BEGIN { printf "%.3f", t + i * p }')
+		wait_s=$(awk -v n="$next" -v now="$(now_s)" 'BEGIN { d = n - now; printf "%.3f", (d > 0 ? d : 0) }')
+		sleep "$wait_s"
 		res=$(again session --data "$db" "${session_steps[i % ${#session_steps[@]}]}")
 		[[ $res == *"window raised"* ]] || fail "session: step $i (${session_steps[i % ${#session_steps[@]}]}): $res"
-		sleep "$step_pause"
 		if ((i == ${#session_steps[@]} - 1)); then
 			sleep "$settle"
 			warm=$(rss_mb)
 			say "session: warm-up done after $((i + 1)) steps, RSS $warm MB"
 			profile session session-warm
+			# The pause for the reading is not part of the paced session.
+			warmed=$(awk -v a="$(now_s)" -v t="$t0" -v n="$((i + 1))" -v p="$step_period" 'BEGIN { printf "%.3f", a - t - n * p }')
+			t0=$(awk -v t="$t0" -v w="$warmed" 'BEGIN { printf "%.3f", t + (w > 0 ? w : 0) }')
+			paced=$(now_s)
 		fi
 	done
+	local took
+	took=$(awk -v a="$(now_s)" -v b="$paced" -v n="$((steps - ${#session_steps[@]}))" 'BEGIN { printf "%.2f", (n > 0 ? (a - b) / n : 0) }')
 	sleep "$settle"
 	end=$(rss_mb)
 	report session_warm_rss "$warm" MB
 	report session_end_rss "$end" MB
+	report session_step_period "$took" s
 	report session_growth "$(awk -v w="$warm" -v e="$end" 'BEGIN { printf "%.1f", (e - w) / w * 100 }')" %
 	finish session
 }

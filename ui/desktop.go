@@ -8,6 +8,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -150,29 +151,54 @@ func (w *Window) closeRequested() {
 	}
 }
 
-// trayAvailable reports whether a system tray shows StatusNotifierItems
-// (fyne.io/systray's protocol on Linux): a StatusNotifierWatcher owns its
-// name on the session bus. Without one a hidden window could not be
-// brought back, so closing it quits.
+// trayWatcherName is the bus name of the desktop's tray host for
+// StatusNotifierItems, fyne.io/systray's protocol on Linux.
+const trayWatcherName = "org.kde.StatusNotifierWatcher"
+
+// trayAvailable reports whether a system tray shows StatusNotifierItems:
+// a StatusNotifierWatcher owns its name on the session bus. Without one a
+// hidden window could not be brought back, so closing it quits.
 func trayAvailable(ctx context.Context) bool {
-	if !sessionBusReachable() {
-		return false
-	}
-	conn, err := dbus.SessionBusPrivate()
+	// The timeout bounds the whole exchange: the connection closes when ctx ends,
+	// which also ends a handshake with a bus that does not answer.
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	conn, err := trayBus(ctx)
 	if err != nil {
 		return false
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
+	return trayWatcherOwned(ctx, conn)
+}
+
+// trayBus is a private connection to the session bus, or an error when
+// there is none.
+func trayBus(ctx context.Context) (*dbus.Conn, error) {
+	if !sessionBusReachable() {
+		return nil, errNoSessionBus
+	}
+	conn, err := dbus.SessionBusPrivate(dbus.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("ui: session bus: %w", err)
+	}
 	if err := conn.Auth(nil); err != nil {
-		return false
+		_ = conn.Close()
+		return nil, fmt.Errorf("ui: session bus: %w", err)
 	}
 	if err := conn.Hello(); err != nil {
-		return false
+		_ = conn.Close()
+		return nil, fmt.Errorf("ui: session bus: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
+	return conn, nil
+}
+
+var errNoSessionBus = errors.New("ui: no session bus")
+
+// trayWatcherOwned asks the bus whether the tray's watcher name has an
+// owner.
+func trayWatcherOwned(ctx context.Context, conn *dbus.Conn) bool {
 	var has bool
-	err = conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&has)
+	err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, trayWatcherName).Store(&has)
 	return err == nil && has
 }
 

@@ -36,7 +36,7 @@ type notifier struct {
 	shown   string // the title last set
 
 	send                              func(*fyne.Notification)
-	setTray                           func(*fyne.Menu) // nil when the driver has no system tray
+	setTray                           func(*fyne.Menu) // nil without a system tray
 	setTrayIcon                       func(fyne.Resource)
 	trayIcon                          fyne.Resource   // the app's icon, badged for the tray
 	trayBadge                         int             // the count last drawn on the tray icon
@@ -92,22 +92,35 @@ func newNotifier(env *uiEnv) *notifier {
 	n.quitItem = fyne.NewMenuItem("Quit", func() { env.app.Quit() })
 	n.quitItem.IsQuit = true
 	n.menu = fyne.NewMenu(n.title, n.showItem, n.approvalsItem, fyne.NewMenuItemSeparator(), n.quitItem)
-	if d, ok := env.app.(desktop.App); ok && sessionBusReachable() {
-		n.setTray = d.SetSystemTrayMenu
-		n.setTrayIcon = d.SetSystemTrayIcon
-		n.trayIcon = trayIconFrom(env.app.Icon())
-		if n.trayIcon != nil {
-			// before the menu: Fyne's tray would start with the app icon
-			d.SetSystemTrayIcon(n.trayIcon)
-		}
-		n.refresh()
-		if env.win != nil {
-			d.SetSystemTrayWindow(env.win)
-		}
-	} else {
-		n.refresh()
+	n.refresh()
+	if d, ok := env.app.(desktop.App); ok && sessionBusReachable() && trayAvailable(env.ctx) {
+		n.startTray(d)
 	}
 	return n
+}
+
+// startTray puts aimdesk's icon and menu in the system tray. newNotifier
+// calls it only when a StatusNotifierWatcher (the desktop's tray) is on the
+// session bus: Fyne's tray makes a hidden window with its own OpenGL
+// context to learn when the app quits, about 4.5 MB of C heap with Mesa's
+// software renderer, which a desktop without a tray would pay for an icon
+// nobody sees. Fyne 2.7 starts its tray only when its event loop starts,
+// so a tray that appears later is used from aimdesk's next start (until
+// then closing the window quits, as without a tray). Fyne's
+// SetSystemTrayWindow sets the window's close intercept to Hide; the
+// window sets its own after this (ui.go).
+func (n *notifier) startTray(d desktop.App) {
+	n.setTray = d.SetSystemTrayMenu
+	n.setTrayIcon = d.SetSystemTrayIcon
+	n.trayIcon = trayIconFrom(n.env.app.Icon())
+	if n.trayIcon != nil {
+		// before the menu: Fyne's tray would start with the app icon
+		d.SetSystemTrayIcon(n.trayIcon)
+	}
+	n.refresh()
+	if n.env.win != nil {
+		d.SetSystemTrayWindow(n.env.win)
+	}
 }
 
 // OnEvent counts attention notices that arrive in the background and
