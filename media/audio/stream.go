@@ -58,11 +58,12 @@ var errNoStream = errors.New("audio: device stream: unexpected ma_device layout"
 // stream is the Go side of one device's C callback.
 type stream struct {
 	c     *C.ad_stream
-	wake  *os.File // read end of the C→Go pipe (netpoller)
-	goW   int      // write end of the C→Go pipe (written by C)
-	cR    int      // read end of the Go→C pipe (read by C)
-	cW    int      // write end of the Go→C pipe
-	buf   []int16  // the C buffer
+	wake  *os.File        // read end of the C→Go pipe (netpoller)
+	rc    syscall.RawConn // wake's, for raw reads (nil: read wake)
+	goW   int             // write end of the C→Go pipe (written by C)
+	cR    int             // read end of the Go→C pipe (read by C)
+	cW    int             // write end of the Go→C pipe
+	buf   []int16         // the C buffer
 	done  chan struct{}
 	freed atomic.Bool
 }
@@ -93,7 +94,7 @@ func newStream(period time.Duration, ring, wakeAt int) (*stream, error) {
 		}
 		return nil, fmt.Errorf("audio: device stream: out of memory")
 	}
-	return &stream{
+	st := &stream{
 		c:    c,
 		wake: os.NewFile(uintptr(a[0]), "audio-stream"), // #nosec G115 -- a file descriptor
 		goW:  a[1],
@@ -102,7 +103,11 @@ func newStream(period time.Duration, ring, wakeAt int) (*stream, error) {
 		// #nosec G103 -- the C buffer of size samples, freed only in close
 		buf:  unsafe.Slice((*int16)(unsafe.Pointer(c.buf)), size),
 		done: make(chan struct{}),
-	}, nil
+	}
+	if rc, err := st.wake.SyscallConn(); err == nil {
+		st.rc = rc
+	}
+	return st, nil
 }
 
 // nonblockPipe is a pipe with both ends non-blocking and close-on-exec
@@ -141,9 +146,43 @@ func (s *stream) attach(dev *malgo.Device, playback bool) error {
 }
 
 // waitC blocks until the C side wakes the Go side; false once closed.
+//
+// The pipe is read with raw system calls, waiting in the netpoller between
+// them (syscall.RawConn), and the playback reply is written with one too:
+// a system call made through the usual path (entersyscall) wakes the
+// runtime's sysmon from its deep sleep whenever every P was idle, which is
+// the case at every device period of a call; the raw ones do not, and on
+// a non-blocking pipe they never block. So a playback period that finds
+// the mixer's work done in Go alone costs no sysmon wake-up.
 func (s *stream) waitC(b []byte) bool {
-	_, err := s.wake.Read(b)
-	return err == nil
+	if s.rc == nil {
+		_, err := s.wake.Read(b)
+		return err == nil
+	}
+	ok := false
+	err := s.rc.Read(func(fd uintptr) bool {
+		for {
+			// #nosec G103 -- b outlives the call
+			n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+			switch e {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false // empty: wait for the netpoller
+			}
+			ok = e == 0 && n > 0 // n == 0: the C side's end is closed
+			return true
+		}
+	})
+	return err == nil && ok
+}
+
+// wakeC wakes the C side: one byte into the Go→C pipe (non-blocking; a
+// full pipe already wakes the callback).
+func (s *stream) wakeC() {
+	one := byte(1)
+	// #nosec G103 -- one outlives the call
+	_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(s.cW), uintptr(unsafe.Pointer(&one)), 1) // #nosec G115 -- a file descriptor
 }
 
 // u64 is the address of a uint64 field of the C stream, for sync/atomic.
@@ -154,7 +193,6 @@ func u64p(p *C.uint64_t) *uint64 { return (*uint64)(unsafe.Pointer(p)) } // #nos
 func (s *stream) servePlayback(m *Mixer) {
 	defer close(s.done)
 	b := make([]byte, 64)
-	one := []byte{1}
 	for s.waitC(b) {
 		seq := atomic.LoadUint64(u64p(&s.c.seq))
 		if seq == atomic.LoadUint64(u64p(&s.c.done)) {
@@ -163,7 +201,7 @@ func (s *stream) servePlayback(m *Mixer) {
 		n := min(toInt(atomic.LoadUint64(u64p(&s.c.n))), len(s.buf))
 		m.Fill(s.buf[:n])
 		atomic.StoreUint64(u64p(&s.c.done), seq)
-		_, _ = syscall.Write(s.cW, one) // non-blocking; a full pipe already wakes the callback
+		s.wakeC()
 	}
 }
 
