@@ -36,6 +36,7 @@ dir=$(cd "$dir" && pwd)
 
 tmp=$(mktemp "$dir/proc.go.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
+chmod 0644 "$tmp" # mktemp makes 0600; the files are as readable as GOROOT's
 # exit status 3 unless the block occurs exactly once
 if ! perl -0pe '
 	BEGIN { $n = 0 }
@@ -52,6 +53,9 @@ fi
 json=$dir/overlay.json
 want=$(printf '{"Replace":{"%s":"%s"}}\n' "$src" "$dir/proc.go")
 if [[ ! -f $json || $(cat "$json") != "$want" ]]; then
-	printf '%s\n' "$want" >"$json"
+	# through a rename, like proc.go: a go command started by a concurrent
+	# make never reads half a file
+	printf '%s\n' "$want" >"$tmp"
+	mv "$tmp" "$json"
 fi
 printf -- '-overlay=%s\n' "$json"
