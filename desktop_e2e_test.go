@@ -23,6 +23,7 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/devagent"
 	"aimdesk/app/store"
+	"aimdesk/ui/dbustest"
 )
 
 // TestSingleInstanceAndTray runs aimdesk (this test binary, see TestMain)
@@ -52,7 +53,7 @@ func TestSingleInstanceAndTray(t *testing.T) {
 	}
 	dir := t.TempDir()
 	display := startXvfb(t, dir)
-	busAddr := startSessionBus(t, dir)
+	busAddr := dbustest.StartSessionBus(t)
 	shell := startShell(t, busAddr)
 
 	// The reference agent, added to the history before start. It holds the
@@ -223,23 +224,6 @@ func startXvfb(t *testing.T, dir string) string {
 		t.Fatalf("Xvfb reported display %q", line)
 	}
 	return ":" + line
-}
-
-func startSessionBus(t *testing.T, dir string) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile",
-		"--address=unix:path="+filepath.Join(dir, "bus"), "--print-address=3")
-	cmd.ExtraFiles = []*os.File{w}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	_ = w.Close()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	return readLine(t, r, "dbus-daemon's address")
 }
 
 // readLine reads one whole line from a program's report pipe.

@@ -93,7 +93,7 @@ func newNotifier(env *uiEnv) *notifier {
 	n.quitItem.IsQuit = true
 	n.menu = fyne.NewMenu(n.title, n.showItem, n.approvalsItem, fyne.NewMenuItemSeparator(), n.quitItem)
 	n.refresh()
-	if d, ok := env.app.(desktop.App); ok && sessionBusReachable() && trayAvailable(env.ctx) {
+	if d, ok := env.app.(desktop.App); ok && trayAvailable(env.ctx) {
 		n.startTray(d)
 	}
 	return n

@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"bufio"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,61 +10,20 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
-	"github.com/godbus/dbus/v5"
 
 	"aimdesk/assets"
+	"aimdesk/ui/dbustest"
 )
-
-// startTestBus starts a private dbus-daemon (a real session bus) and
-// points DBUS_SESSION_BUS_ADDRESS at it for the test.
-func startTestBus(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("dbus-daemon"); err != nil {
-		t.Skip("dbus-daemon not installed (scripts/setup.sh installs it)")
-	}
-	dir := t.TempDir()
-	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile",
-		"--address=unix:path="+filepath.Join(dir, "bus"), "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dbus-daemon's address: %v", err)
-	}
-	addr := strings.TrimSpace(line)
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-	return addr
-}
-
-// ownTrayWatcher takes the tray watcher's name on the bus, as a desktop's
-// panel does; the name goes when the test ends.
-func ownTrayWatcher(t *testing.T, addr string) {
-	t.Helper()
-	conn, err := dbus.Connect(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	reply, err := conn.RequestName(trayWatcherName, dbus.NameFlagDoNotQueue)
-	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("own %s: %v (reply %v)", trayWatcherName, err, reply)
-	}
-}
 
 // TestTrayAvailable: the tray counts as there only while a
 // StatusNotifierWatcher owns its name on the session bus.
 func TestTrayAvailable(t *testing.T) {
-	addr := startTestBus(t)
+	addr := dbustest.StartSessionBus(t)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 	if trayAvailable(t.Context()) {
 		t.Fatal("trayAvailable with no watcher on the bus")
 	}
-	ownTrayWatcher(t, addr)
+	dbustest.OwnName(t, addr, trayWatcherName)
 	if !trayAvailable(t.Context()) {
 		t.Error("trayAvailable = false with a watcher on the bus")
 	}
@@ -100,7 +57,8 @@ func (a *trayApp) SetSystemTrayWindow(w fyne.Window) {
 // and badges the icon. (TestSingleInstanceAndTray closes the real window
 // to the tray.)
 func TestNotifierStartsTrayOnlyWithWatcher(t *testing.T) {
-	addr := startTestBus(t)
+	addr := dbustest.StartSessionBus(t)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 	newEnv := func() (*trayApp, *uiEnv) {
 		a := &trayApp{App: test.NewTempApp(t)}
 		win := test.NewTempWindow(t, widget.NewLabel(""))
@@ -114,7 +72,7 @@ func TestNotifierStartsTrayOnlyWithWatcher(t *testing.T) {
 		t.Fatalf("tray calls with no watcher on the bus: %q", a.calls)
 	}
 
-	ownTrayWatcher(t, addr)
+	dbustest.OwnName(t, addr, trayWatcherName)
 	a, env = newEnv()
 	n = newNotifier(env)
 	if strings.Join(a.calls, ",") != "icon,menu,window" || n.setTray == nil {

@@ -59,7 +59,7 @@ var errNoStream = errors.New("audio: device stream: unexpected ma_device layout"
 type stream struct {
 	c     *C.ad_stream
 	wake  *os.File        // read end of the C→Go pipe (netpoller)
-	rc    syscall.RawConn // wake's, for raw reads (nil: read wake)
+	rc    syscall.RawConn // wake's, for raw reads
 	goW   int             // write end of the C→Go pipe (written by C)
 	cR    int             // read end of the Go→C pipe (read by C)
 	cW    int             // write end of the Go→C pipe
@@ -104,9 +104,12 @@ func newStream(period time.Duration, ring, wakeAt int) (*stream, error) {
 		buf:  unsafe.Slice((*int16)(unsafe.Pointer(c.buf)), size),
 		done: make(chan struct{}),
 	}
-	if rc, err := st.wake.SyscallConn(); err == nil {
-		st.rc = rc
+	rc, err := st.wake.SyscallConn()
+	if err != nil { // only for a closed file: not this new one
+		st.close(false)
+		return nil, fmt.Errorf("audio: device stream: %w", err)
 	}
+	st.rc = rc
 	return st, nil
 }
 
@@ -155,10 +158,6 @@ func (s *stream) attach(dev *malgo.Device, playback bool) error {
 // a non-blocking pipe they never block. So a playback period that finds
 // the mixer's work done in Go alone costs no sysmon wake-up.
 func (s *stream) waitC(b []byte) bool {
-	if s.rc == nil {
-		_, err := s.wake.Read(b)
-		return err == nil
-	}
 	ok := false
 	err := s.rc.Read(func(fd uintptr) bool {
 		for {
