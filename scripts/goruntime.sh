@@ -16,7 +16,8 @@
 # one of them restarts the 20 µs polling for as long as the work lasts:
 # about 1,000 sysmon wake-ups a second, each a context switch, which on
 # this virtual machine cost about 40 % of a voice call's CPU (call_cpu 13.9
-# → 8.4 % with the change, docs/media.md "Voice benchmark"). The change
+# → 8.4 % with the change, medians of runs alternating with and without it:
+# docs/media.md, "The Go runtime's monitor thread"). The change
 # keeps sysmon's backed-off interval across such wake-ups; a retake of a P
 # from a long system call still resets it, as before. What it costs: after
 # an idle spell, a P blocked in a system call is retaken within sysmon's
