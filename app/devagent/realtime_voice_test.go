@@ -17,7 +17,13 @@ import (
 type voiceLog struct {
 	mu    sync.Mutex
 	lines []voiceLine
+	// subscribed is closed at the first event (the session's state, sent
+	// once SubscribeToTask is open): events published before it are not
+	// replayed, so a test waits for it before it makes the agent speak.
+	subscribed chan struct{}
 }
+
+func newVoiceLog() *voiceLog { return &voiceLog{subscribed: make(chan struct{})} }
 
 type voiceLine struct {
 	at    time.Time
@@ -26,7 +32,12 @@ type voiceLine struct {
 }
 
 func (l *voiceLog) follow(evs <-chan aim.Event) {
+	first := true
 	for ev := range evs {
+		if first {
+			first = false
+			close(l.subscribed)
+		}
 		var line voiceLine
 		switch ev.Name {
 		case aim.EventAgentState:
@@ -103,8 +114,15 @@ func TestVoiceTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := &voiceLog{}
+	log := newVoiceLog()
 	go log.follow(s.Events(ctx))
+	// The greeting starts at the join: under load the subscription can
+	// open later than that, and the greeting's agent.state would be missed.
+	select {
+	case <-log.subscribed:
+	case <-ctx.Done():
+		t.Fatal("no first event from the session's subscription")
+	}
 	if _, err := s.RegisterEndpoint(ctx, "install-voice", aim.EndpointCapabilities{AudioInput: true, AudioOutput: true}); err != nil {
 		t.Fatal(err)
 	}
