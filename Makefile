@@ -42,7 +42,11 @@ APMTAGS ?= $(shell pkg-config --exists webrtc-audio-processing-1 2>/dev/null && 
 # sysmon (scripts/goruntime.sh says what and why: about 40 % of a voice
 # call's CPU). RUNTIMEOVERLAY= builds with the stock runtime.
 RUNTIMEOVERLAY ?= $(shell scripts/goruntime.sh $(CURDIR)/build/_goruntime)
-export GOFLAGS := $(strip $(GOFLAGS) $(APMTAGS) $(RUNTIMEOVERLAY))
+# Every go command here builds with Fyne patched (patches/, through a module
+# copy and -modfile; scripts/fynepatch.sh says what and why: about 6 MB of
+# the idle app's memory). FYNEPATCH= builds with the stock Fyne.
+FYNEPATCH ?= $(shell scripts/fynepatch.sh $(CURDIR)/build/_fyne)
+export GOFLAGS := $(strip $(GOFLAGS) $(APMTAGS) $(RUNTIMEOVERLAY) $(FYNEPATCH))
 
 APPENV := env -u LANGUAGE LANG=$(APP_LANG) LC_ALL=$(APP_LANG)
 # Tools the set-up installs: bin/livekit-server for the live media tests.
@@ -59,7 +63,7 @@ APP := build/aimdesk
 help: ## list targets and variables
 	@grep -E '^[a-z0-9]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-11s %s\n", $$1, $$2 }'
 	@echo
-	@echo "  variables: GOTESTFLAGS TEST_TIMEOUT BUILDFLAGS FUZZTIME BENCH BENCHFLAGS APP_LANG APMTAGS RUNTIMEOVERLAY"
+	@echo "  variables: GOTESTFLAGS TEST_TIMEOUT BUILDFLAGS FUZZTIME BENCH BENCHFLAGS APP_LANG APMTAGS RUNTIMEOVERLAY FYNEPATCH"
 	@echo "  GOFLAGS for this machine: $(GOFLAGS)"
 
 setup: ## install missing Debian packages, locale, livekit-server, Go modules

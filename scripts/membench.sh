@@ -136,11 +136,25 @@ status_mb() {
 # FYNE_CACHE).
 app_env=()
 
+# evict drops the binary from the page cache, so that each start reads it
+# from disk as a user's first start after boot does. Without it the
+# figures depend on how the file came into the cache: the linker writes its
+# output through a mapping, which leaves it in 2 MB folios, and a start
+# maps every folio it touches whole: idle_rss 179.9 MB right after `go
+# build` against 166.7-168.3 MB for the same binary read from disk (2026-12-02;
+# docs/benchmarks.md, Memory).
+evict() {
+	sync -- "$bin" 2>/dev/null || sync
+	dd if="$bin" iflag=nocache count=0 status=none 2>/dev/null || say "could not drop $bin from the page cache"
+}
+
 # start NAME ARGS... starts the app with fresh config/data dirs (a data dir
-# prepared in $tmp/NAME.data is kept) and waits for its window.
+# prepared in $tmp/NAME.data is kept), read from disk (evict), and waits
+# for its window.
 start() {
 	local name=$1
 	shift
+	evict
 	local home=$tmp/$name
 	mkdir -p "$home/config" "$home/data" "$home/cache" "$home/runtime"
 	chmod 700 "$home/runtime"
