@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # membench.sh measures the real aimdesk binary's memory under a private Xvfb
 # display and D-Bus session bus, reading VmRSS and RssAnon from
-# /proc/PID/status once the window has settled, and prints one line per
-# figure as `mem: NAME VALUE UNIT`:
+# /proc/PID/status once the window has settled (each start reads the
+# binary from disk: evict, below), and prints one line per figure as
+# `mem: NAME VALUE UNIT`:
 #
 #   idle_rss, idle_anon   the app without --demo, no agent, MB
 #   demo_rss, demo_anon   the app with --demo (the reference agent in process), MB
