@@ -3,9 +3,9 @@
 # requires with patches/fyne-VERSION-*.patch applied, and DIR/go.mod and
 # DIR/go.sum, the module's go.mod and go.sum with a replace directive to that
 # copy; print the go flag `-modfile=DIR/go.mod` for the Makefile's GOFLAGS.
-# Prints nothing (and a warning on stderr) when the module is not in the
-# module cache yet (the first make of a fresh machine, before the set-up
-# downloads it) or a patch does not apply: the build then uses the stock
+# Prints nothing (and a warning on stderr) when the module or patch(1) is
+# not there yet (the first make of a fresh machine, before the set-up
+# installs them) or a patch does not apply: the build then uses the stock
 # Fyne, which draws the same and takes more memory. DIR's name must start
 # with "_" (or "."), or `go ... ./...` takes the copy for part of aimdesk.
 #
@@ -38,6 +38,10 @@ version=${mod%% *}
 src=${mod#* }
 if [[ -z $version || -z $src || $src == "$mod" || ! -d $src ]]; then
 	warn "fyne.io/fyne/v2 is not in the module cache yet"
+	exit 0
+fi
+if ! command -v patch >/dev/null; then
+	warn "patch(1) is not installed yet (scripts/setup.sh installs it)"
 	exit 0
 fi
 shopt -s nullglob

@@ -45,6 +45,15 @@ gate() {
 # Generated code (protoc's app/a2a/a2apb) is checked by its generator, not here.
 mapfile -t files < <(for f in "${files[@]}"; do grep -qm1 '^// Code generated .* DO NOT EDIT\.$' "$f" || echo "$f"; done)
 gate gofumpt bin/gofumpt -l "${files[@]}"
+# staticcheck and gosec load packages with golang.org/x/tools, which asks
+# for the Go version with a GOPATH-mode `go list` that refuses -modfile (the
+# Makefile's patched Fyne, scripts/fynepatch.sh): they check aimdesk's code
+# against the stock Fyne, which has the same API.
+goflags=()
+for f in ${GOFLAGS:-}; do
+	[[ $f == -modfile=* ]] || goflags+=("$f")
+done
+export GOFLAGS="${goflags[*]}"
 gate staticcheck bin/staticcheck ./...
 gate "gocyclo -over 15" bin/gocyclo -over 15 -ignore '_test\.go$' "${files[@]}"
 gate gosec bin/gosec -quiet -color=false -fmt text -exclude-dir=bin -exclude-dir=build -exclude-generated ./...

@@ -43,8 +43,13 @@ packages=(
 	# Depends:, appstreamcli validates its AppStream metainfo
 	dpkg-dev appstream
 	# a second font family (DejaVu Serif) for A2UI surface themes that name
-	# a font: a2ui/fyner's font tests and `make uishots` (a2ui-theme.png)
+	# a font: a2ui/fyner's font tests and `make uishots` (a2ui-theme.png);
+	# DejaVu Sans is also the system fallback face of ui's
+	# TestFallbackFontDrawsRunesTheThemeLacks
 	fonts-dejavu-core
+	# patch(1) applies patches/ to the copy of Fyne that the Makefile builds
+	# with (scripts/fynepatch.sh)
+	patch
 	# a small real window manager for the minimise tests (ui/winstate,
 	# ui/callwin TestCallWindowMinimise): it iconifies the window and sets
 	# WM_STATE and _NET_WM_STATE_HIDDEN as desktop window managers do
