@@ -103,6 +103,11 @@ func TestLiveKitTranscriptAndChat(t *testing.T) {
 			}
 		}
 	}()
+	// The agent greets at the join: a subscription that opened later
+	// would miss it.
+	if err := s.WaitSubscribed(ctx); err != nil {
+		t.Fatalf("the session's event subscription: %v", err)
+	}
 	if _, err := s.RegisterEndpoint(ctx, "e2e-lkinterop", aim.EndpointCapabilities{
 		AudioOutput: true, Interactions: []aim.InteractionKind{aim.InteractionText},
 	}); err != nil {

@@ -427,6 +427,11 @@ func startCallWith(t *testing.T, m *mic, mode media.HalfDuplexMode, real *soundD
 			}
 		}
 	}()
+	// The agent greets at the join: a subscription that opened later
+	// would miss it.
+	if err := s.WaitSubscribed(ctx); err != nil {
+		t.Fatalf("the session's event subscription: %v", err)
+	}
 	if _, err := s.RegisterEndpoint(ctx, "e2e-voice", aim.EndpointCapabilities{AudioInput: true, AudioOutput: true}); err != nil {
 		t.Fatal(err)
 	}

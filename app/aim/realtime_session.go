@@ -32,10 +32,36 @@ type RealtimeSession struct {
 	epoch      int64
 	endpointID string
 	resyncs    int
+
+	subscribed     chan struct{} // closed by markSubscribed (WaitSubscribed)
+	subscribedOnce sync.Once
 }
 
 func newRealtimeSession(rc *RealtimeClient, s *Session) *RealtimeSession {
-	return &RealtimeSession{rc: rc, id: s.SessionID, taskID: s.TaskID, snap: *s, epoch: s.SessionEpoch}
+	return &RealtimeSession{
+		rc: rc, id: s.SessionID, taskID: s.TaskID, snap: *s, epoch: s.SessionEpoch,
+		subscribed: make(chan struct{}),
+	}
+}
+
+// WaitSubscribed waits until Events' first subscription is open and has
+// sent the session's state (its first events), or returns ctx's error.
+// Events published before that are not replayed: a caller whose next
+// request makes the agent act at once (JoinSession: the greeting, a request
+// for the screen) waits for it first, or misses what the agent says then.
+// The subscription may never open (the agent unreachable): give ctx a
+// bound.
+func (s *RealtimeSession) WaitSubscribed(ctx context.Context) error {
+	select {
+	case <-s.subscribed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *RealtimeSession) markSubscribed() {
+	s.subscribedOnce.Do(func() { close(s.subscribed) })
 }
 
 // ID is the session id.
@@ -354,7 +380,10 @@ func (s *RealtimeSession) apply(ev *Event) {
 // task and sends each event, typed, on the returned channel. The first
 // event is session.updated with the whole session, followed by an
 // operation.updated for every pending operation (read with GetOperation),
-// so a subscriber starts from the full state. After the stream
+// so a subscriber starts from the full state; WaitSubscribed returns
+// after them. Events published before the subscription opened (Events returns
+// at once, the subscription opens in the background) are not replayed:
+// call WaitSubscribed before a request that makes the agent act. After the stream
 // drops, it resubscribes (backing off from ResubscribeDelay), reads the
 // session with GetSession and every pending operation with GetOperation,
 // and sends them with Resynced set: events are hints, GetSession is the
@@ -449,6 +478,7 @@ func (s *RealtimeSession) initial(ctx context.Context, out chan<- Event, t *a2a.
 		!s.emitPending(ctx, out, &snap, false) {
 		return true
 	}
+	s.markSubscribed()
 	return snap.State.Ended()
 }
 

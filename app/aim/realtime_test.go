@@ -2,6 +2,7 @@ package aim_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -605,4 +606,42 @@ func TestRealtimeTranscriptRetention(t *testing.T) {
 		t.Errorf("retention sent: %q", got)
 	}
 	f.validateAll()
+}
+
+// TestRealtimeWaitSubscribed: WaitSubscribed holds while the event
+// subscription cannot open and returns once it has sent the session's
+// state; a join after it delivers the greeting, which the agent publishes
+// at the join and never replays.
+func TestRealtimeWaitSubscribed(t *testing.T) {
+	f := newRTFixture(t, devagent.Hooks{})
+	ctx := ctxFor(t, 60*time.Second)
+	s, err := f.rc.Create(ctx, createOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.setBlockStream(true)
+	short := ctxFor(t, 100*time.Millisecond)
+	if err := s.WaitSubscribed(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("before Events: WaitSubscribed = %v, want the deadline", err)
+	}
+	ev := watch(t, ctx, s)
+	short = ctxFor(t, 300*time.Millisecond)
+	if err := s.WaitSubscribed(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("subscriptions refused: WaitSubscribed = %v, want the deadline", err)
+	}
+	if _, err := s.RegisterEndpoint(ctx, "install-"+uuid.NewString(), allCaps); err != nil {
+		t.Fatal(err)
+	}
+	f.setBlockStream(false)
+	if err := s.WaitSubscribed(ctx); err != nil {
+		t.Fatalf("WaitSubscribed after the subscription opened: %v", err)
+	}
+	ev.waitFor("the session's state", func(e aim.Event) bool { return e.Name == aim.EventSessionUpdated })
+	if _, err := s.Join(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ev.waitFor("the greeting", transcript(aim.RoleAgent, "Hello!"))
+	if err := s.WaitSubscribed(ctx); err != nil {
+		t.Fatalf("WaitSubscribed again: %v", err)
+	}
 }

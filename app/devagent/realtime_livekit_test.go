@@ -195,6 +195,10 @@ func TestRealtimeLiveKit(t *testing.T) {
 		}
 		return false
 	}
+	// the greeting's transcript and screen request come at the join
+	if err := s.WaitSubscribed(ctx); err != nil {
+		t.Fatalf("the session's event subscription: %v", err)
+	}
 	if _, err := s.RegisterEndpoint(ctx, "install-live", aim.EndpointCapabilities{
 		AudioInput: true, AudioOutput: true, Screen: true,
 		Interactions: []aim.InteractionKind{aim.InteractionText},

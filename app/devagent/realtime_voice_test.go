@@ -17,13 +17,7 @@ import (
 type voiceLog struct {
 	mu    sync.Mutex
 	lines []voiceLine
-	// subscribed is closed at the first event (the session's state, sent
-	// once SubscribeToTask is open): events published before it are not
-	// replayed, so a test waits for it before it makes the agent speak.
-	subscribed chan struct{}
 }
-
-func newVoiceLog() *voiceLog { return &voiceLog{subscribed: make(chan struct{})} }
 
 type voiceLine struct {
 	at    time.Time
@@ -32,12 +26,7 @@ type voiceLine struct {
 }
 
 func (l *voiceLog) follow(evs <-chan aim.Event) {
-	first := true
 	for ev := range evs {
-		if first {
-			first = false
-			close(l.subscribed)
-		}
 		var line voiceLine
 		switch ev.Name {
 		case aim.EventAgentState:
@@ -114,14 +103,12 @@ func TestVoiceTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := newVoiceLog()
+	log := &voiceLog{}
 	go log.follow(s.Events(ctx))
-	// The greeting starts at the join: under load the subscription can
-	// open later than that, and the greeting's agent.state would be missed.
-	select {
-	case <-log.subscribed:
-	case <-ctx.Done():
-		t.Fatal("no first event from the session's subscription")
+	// The greeting starts at the join: under load the subscription could
+	// open later than that, and the greeting's agent.state was missed.
+	if err := s.WaitSubscribed(ctx); err != nil {
+		t.Fatalf("the session's event subscription: %v", err)
 	}
 	if _, err := s.RegisterEndpoint(ctx, "install-voice", aim.EndpointCapabilities{AudioInput: true, AudioOutput: true}); err != nil {
 		t.Fatal(err)

@@ -65,6 +65,11 @@ const (
 	callEndReason = "ended by the user"
 	// callKeepQueue bounds the transcript lines waiting to be stored.
 	callKeepQueue = 256
+	// callSubscribeWait bounds how long joining waits for the session's
+	// events to flow (the greeting comes at the join). Events are hints:
+	// past it the call goes on, and what the agent says is also in its
+	// LiveKit streams.
+	callSubscribeWait = 3 * time.Second
 )
 
 // Env is what the call windows need of the app. Fill it in on the Fyne
@@ -509,6 +514,14 @@ func (cw *callWindow) connect(ctx context.Context, engine callEngine, agentID st
 	}
 	if _, err := s.RegisterEndpoint(ctx, key, caps); err != nil {
 		return err
+	}
+	// The agent acts at the join (its greeting, a request for the screen),
+	// and events published before the subscription opens are not replayed.
+	wctx, cancel := context.WithTimeout(ctx, callSubscribeWait)
+	err = s.WaitSubscribed(wctx)
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
 	}
 	grant, err := s.Join(ctx)
 	if err != nil {

@@ -313,6 +313,9 @@ func (s *fakeSession) Snapshot() aim.Session {
 
 func (s *fakeSession) Events(context.Context) <-chan aim.Event { return s.events }
 
+// WaitSubscribed: the fake's events are a channel the test fills.
+func (s *fakeSession) WaitSubscribed(context.Context) error { return nil }
+
 func (s *fakeSession) RegisterEndpoint(_ context.Context, _ string, caps aim.EndpointCapabilities) (string, error) {
 	s.mu.Lock()
 	s.caps = caps

@@ -81,6 +81,7 @@ type callSession interface {
 	Snapshot() aim.Session
 	Resyncs() int
 	Events(ctx context.Context) <-chan aim.Event
+	WaitSubscribed(ctx context.Context) error
 	RegisterEndpoint(ctx context.Context, key string, caps aim.EndpointCapabilities) (string, error)
 	Join(ctx context.Context) (*aim.LiveKitGrant, error)
 	Send(ctx context.Context, in aim.Interaction) (*aim.Command, error)
