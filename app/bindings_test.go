@@ -30,7 +30,8 @@ func TestAgentBindingOverride(t *testing.T) {
 	}
 	waitBinding := func(id, want string) {
 		t.Helper()
-		f.waitFor("the agent on "+want, 10*time.Second, func(ev app.Event) bool {
+		// a liveness bound: a make test under load once took more than 10 s
+		f.waitFor("the agent on "+want, 30*time.Second, func(ev app.Event) bool {
 			for _, x := range ev.Agents {
 				if x.ID == id && x.Status == app.AgentReady && x.Interface.ProtocolBinding == want {
 					return true
@@ -49,7 +50,7 @@ func TestAgentBindingOverride(t *testing.T) {
 		if _, err := f.core.Send(f.ctx, cv.ID, "task over "+b, nil); err != nil {
 			t.Fatal(err)
 		}
-		if m := f.finalReply(cv.ID, 10*time.Second); m.State != app.MessageDone || m.TaskState != a2a.TaskStateCompleted {
+		if m := f.finalReply(cv.ID, 30*time.Second); m.State != app.MessageDone || m.TaskState != a2a.TaskStateCompleted {
 			t.Fatalf("over %s: %+v", b, m)
 		}
 	}

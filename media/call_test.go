@@ -134,8 +134,9 @@ func TestCallPublishesToneAndScreenAndPlaysAgent(t *testing.T) {
 		t.Errorf("ScreenThumbnail(320) = %v, want a 320×180 image", th)
 	}
 
-	// the checker's tone reaches the playback ring as non-silent audio
-	waitFor(t, 10*time.Second, "audible agent audio in the playback mixer", func() bool {
+	// the checker's tone reaches the playback ring as non-silent audio (a
+	// liveness bound: a make test under load once took more than 10 s)
+	waitFor(t, 30*time.Second, "audible agent audio in the playback mixer", func() bool {
 		_, audible, _ := call.mixer.Stats()
 		return audible > 48000/2
 	})

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# fynepatch.sh DIR: write DIR/fyne, a copy of the Fyne module that go.mod
-# requires with patches/fyne-VERSION-*.patch applied, and DIR/go.mod and
+# fynepatch.sh DIR: make a copy of the Fyne module that go.mod requires
+# with patches/fyne-VERSION-*.patch applied, and write DIR/go.mod and
 # DIR/go.sum, the module's go.mod and go.sum with a replace directive to that
 # copy; print the go flag `-modfile=DIR/go.mod` for the Makefile's GOFLAGS.
+# The copy lives outside the checkout, in AIMDESK_PATCHED_MODULES (default
+# ~/.cache/aimdesk/modules), named by the Fyne version and the patches'
+# hash and never changed once written: every checkout of the same patches
+# builds the same path, so they share the Go build cache (a compiled
+# package's cache key includes its source directory; a fresh clone would
+# otherwise build all of Fyne again, with the race detector in make test).
 # Prints nothing (and a warning on stderr) when the module or patch(1) is
 # not there yet (the first make of a fresh machine, before the set-up
 # installs them) or a patch does not apply: the build then uses the stock
-# Fyne, which draws the same and takes more memory. DIR's name must start
-# with "_" (or "."), or `go ... ./...` takes the copy for part of aimdesk.
+# Fyne, which draws the same and takes more memory.
 #
 # Why a copy: `go build -overlay` (scripts/goruntime.sh) may not replace
 # files in the module cache, and a replace directive needs a whole module
 # directory. The copy is made once per Fyne version and patch set; the
 # go.mod and go.sum copies follow the real ones on every run, so `go get`
-# and `go mod tidy` are still run without the Makefile.
+# and `go mod tidy` are still run without the Makefile. DIR's name must
+# start with "_" (or "."), which `go ... ./...` skips.
 #
 # The patch. Fyne 2.7.1's painter (internal/painter/font.go, lookupFaces)
 # loads the locale's system font for every text style it sets up, before
@@ -53,10 +59,12 @@ fi
 
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-# The copy's stamp: the version and the patches' contents.
-stamp="$version $(cat "${patches[@]}" | sha256sum | cut -d' ' -f1)"
-if [[ ! -f $dir/fyne/.aimdesk-patched || $(cat "$dir/fyne/.aimdesk-patched") != "$stamp" ]]; then
-	tmp=$(mktemp -d "$dir/fyne.XXXXXX")
+store=${AIMDESK_PATCHED_MODULES:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/aimdesk/modules}
+hash=$(cat "${patches[@]}" | sha256sum | cut -c1-16)
+copy=$store/fyne-$version-$hash
+if [[ ! -f $copy/.aimdesk-patched ]]; then
+	mkdir -p "$store"
+	tmp=$(mktemp -d "$store/.fyne.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	cp -R "$src/." "$tmp/"
 	chmod -R u+w "$tmp" # the module cache is read-only
@@ -66,12 +74,10 @@ if [[ ! -f $dir/fyne/.aimdesk-patched || $(cat "$dir/fyne/.aimdesk-patched") != 
 			exit 0
 		fi
 	done
-	printf '%s\n' "$stamp" >"$tmp/.aimdesk-patched"
-	# through renames: a go command of a concurrent make never sees half a copy
-	rm -rf "$dir/fyne.old"
-	[[ -d $dir/fyne ]] && mv "$dir/fyne" "$dir/fyne.old"
-	mv "$tmp" "$dir/fyne"
-	rm -rf "$dir/fyne.old"
+	printf 'fyne %s, %s\n' "$version" "${patches[*]##*/}" >"$tmp/.aimdesk-patched"
+	# through a rename: a concurrent make sees no copy or a whole one (the
+	# loser of a race keeps the winner's, which is the same)
+	mv -T "$tmp" "$copy" 2>/dev/null || rm -rf "$tmp"
 	trap - EXIT
 fi
 
@@ -90,7 +96,7 @@ write() { # write FILE: stdin to FILE, through a rename, when it differs
 }
 {
 	cat go.mod
-	printf '\n// aimdesk: written by scripts/fynepatch.sh for the Makefile (-modfile)\nreplace fyne.io/fyne/v2 => %s\n' "$dir/fyne"
+	printf '\n// aimdesk: written by scripts/fynepatch.sh for the Makefile (-modfile)\nreplace fyne.io/fyne/v2 => %s\n' "$copy"
 } | write "$dir/go.mod"
 write "$dir/go.sum" <go.sum
 printf -- '-modfile=%s\n' "$dir/go.mod"
