@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -126,6 +127,11 @@ func TestPrejoinDevicesScreenshot(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	// At the timeout the child is asked for its goroutines' stacks
+	// (SIGQUIT) before it is killed, so that a hang says where it hung
+	// (one CI run's child hung for the whole 90 s, with nothing on stderr).
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(os.Environ(), snd.Env()...)
 	cmd.Env = append(cmd.Env, childEnv+"="+out, "DISPLAY="+x.Display)
 	var stderr strings.Builder
