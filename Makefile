@@ -19,7 +19,8 @@ GO ?= go
 GOTESTFLAGS ?=
 # Per-package go test timeout: the race detector and live-SFU tests are slow.
 TEST_TIMEOUT ?= 20m
-# Extra flags for go build of build/aimdesk, e.g. BUILDFLAGS='-tags nomedia'.
+# Extra flags for go build of build/aimdesk and its plugin, e.g. BUILDFLAGS=-race
+# (a -tags here replaces the Makefile's tags, aimdesk_plugin among them).
 BUILDFLAGS ?=
 # How long each fuzz target runs in `make fuzz`.
 FUZZTIME ?= 60s
@@ -38,6 +39,16 @@ APP_LANG ?= en_US.UTF-8
 # APMTAGS= forces 0.3; BUILDFLAGS='-tags noapm' builds without the library
 # (calls then fall back to half-duplex).
 APMTAGS ?= $(shell pkg-config --exists webrtc-audio-processing-1 2>/dev/null && echo -tags=apm1)
+# The history (app/store, mattn/go-sqlite3) links the system's libsqlite3:
+# every go command here gets the libsqlite3 tag (setup installs
+# libsqlite3-dev). SQLITETAGS= compiles SQLite's own copy in instead, as a
+# plain go build does. About 2 MB of the idle app's memory against the
+# earlier pure-Go SQLite (docs/benchmarks.md, Memory, "Session 8").
+SQLITETAGS ?= -tags=libsqlite3
+comma := ,
+# The build tags every go command here gets (through GOFLAGS, or tagflag
+# where a command names tags of its own, which would replace GOFLAGS').
+GOTAGS := $(strip $(patsubst -tags=%,%,$(APMTAGS) $(SQLITETAGS)))
 # Every go command here builds with a one-line change to the Go runtime's
 # sysmon (scripts/goruntime.sh says what and why: about 40 % of a voice
 # call's CPU). RUNTIMEOVERLAY= builds with the stock runtime.
@@ -46,7 +57,7 @@ RUNTIMEOVERLAY ?= $(shell scripts/goruntime.sh $(CURDIR)/build/_goruntime)
 # copy and -modfile; scripts/fynepatch.sh says what and why: about 6 MB of
 # the idle app's memory). FYNEPATCH= builds with the stock Fyne.
 FYNEPATCH ?= $(shell scripts/fynepatch.sh $(CURDIR)/build/_fyne)
-export GOFLAGS := $(strip $(GOFLAGS) $(APMTAGS) $(RUNTIMEOVERLAY) $(FYNEPATCH))
+export GOFLAGS := $(strip $(GOFLAGS) $(if $(GOTAGS),-tags=$(subst $(eval) ,$(comma),$(GOTAGS))) $(RUNTIMEOVERLAY) $(FYNEPATCH))
 
 APPENV := env -u LANGUAGE LANG=$(APP_LANG) LC_ALL=$(APP_LANG)
 # Tools the set-up installs: bin/livekit-server for the live media tests.
@@ -55,15 +66,21 @@ export LIVEKIT_SERVER ?= $(CURDIR)/bin/livekit-server
 export FUZZTIME BENCH BENCHFLAGS
 
 PHASE := scripts/phase.sh
-comma := ,
 APP := build/aimdesk
+# The app is built with the aimdesk_plugin tag: it opens its plugin,
+# build/aimdesk-parts.so (package parts: the media engine, the reference
+# agent, the gRPC binding), built beside it with the same flags. go test
+# and a plain go build link those parts in instead.
+PLUGIN := build/aimdesk-parts.so
+PLUGINENV := AIMDESK_PLUGIN=$(CURDIR)/$(PLUGIN)
+tagflag = -tags $(subst $(eval) ,$(comma),$(strip $(1) $(GOTAGS)))
 
-.PHONY: help setup build demo vet gotest smoke callshot prejoinshot uishots membench test generate lint bench voicebench videobench fuzz package packagetest clean distclean
+.PHONY: help setup build demo vet gotest plugintest smoke callshot prejoinshot uishots membench test generate lint bench voicebench videobench fuzz package packagetest clean distclean
 
 help: ## list targets and variables
 	@grep -E '^[a-z0-9]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-11s %s\n", $$1, $$2 }'
 	@echo
-	@echo "  variables: GOTESTFLAGS TEST_TIMEOUT BUILDFLAGS FUZZTIME BENCH BENCHFLAGS APP_LANG APMTAGS RUNTIMEOVERLAY FYNEPATCH"
+	@echo "  variables: GOTESTFLAGS TEST_TIMEOUT BUILDFLAGS FUZZTIME BENCH BENCHFLAGS APP_LANG APMTAGS SQLITETAGS RUNTIMEOVERLAY FYNEPATCH"
 	@echo "  GOFLAGS for this machine: $(GOFLAGS)"
 
 setup: ## install missing Debian packages, locale, livekit-server, Go modules
@@ -72,8 +89,9 @@ setup: ## install missing Debian packages, locale, livekit-server, Go modules
 # The commit `aimdesk --version` prints (the version comes from FyneApp.toml).
 COMMIT_LDFLAGS := -X main.commit=$(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
-build: ## build build/aimdesk (a debug build: Fyne's thread checks stay on)
-	@$(PHASE) build $(GO) build $(BUILDFLAGS) -ldflags '$(COMMIT_LDFLAGS)' -o $(APP) .
+build: ## build build/aimdesk and its plugin build/aimdesk-parts.so (a debug build: Fyne's thread checks stay on)
+	@$(PHASE) build $(GO) build $(call tagflag,aimdesk_plugin) $(BUILDFLAGS) -ldflags '$(COMMIT_LDFLAGS)' -o $(APP) .
+	@$(PHASE) "build plugin" $(GO) build -buildmode=plugin $(call tagflag,aimdesk_plugin) $(BUILDFLAGS) -o $(PLUGIN) ./partsplugin
 
 demo: ## set-up, build, open the app with the embedded reference agent
 	@$(MAKE) setup
@@ -85,6 +103,9 @@ vet: ## go vet ./...
 
 gotest: ## go test -race ./... (GOTESTFLAGS, TEST_TIMEOUT)
 	@$(PHASE) "go test -race" $(APPENV) $(GO) test -race -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) ./...
+
+plugintest: build ## open build/aimdesk-parts.so into a test binary built the same way and use every part (a call through a real livekit-server, the agent, gRPC)
+	@$(PHASE) plugintest $(APPENV) $(PLUGINENV) $(GO) test $(call tagflag,aimdesk_plugin) $(BUILDFLAGS) -run '^TestPluginParts$$' -count=1 ./parts/partsload
 
 smoke: build ## run build/aimdesk --demo under Xvfb, screenshot to build/screenshots/
 	@$(PHASE) smoke env SMOKE_LANG=$(APP_LANG) scripts/smoke.sh $(APP)
@@ -100,17 +121,20 @@ uishots: ## a themed A2UI surface in a real window under Xvfb to build/screensho
 
 # membench measures the release configuration users install (the tags of
 # `make package`), built without -trimpath so the build cache is reused.
-MEMBENCH_APP := build/aimdesk-membench
+MEMBENCH_APP := build/membench/aimdesk
+MEMBENCH_TAGS := release no_emoji migrated_fynedo aimdesk_plugin
 membench: ## memory of the real app under Xvfb (mem: lines; fails on a missed goal); breakdown in docs/benchmarks.md
-	@$(PHASE) "membench build" $(GO) build -tags $(subst $(eval) ,$(comma),$(strip release no_emoji migrated_fynedo $(patsubst -tags=%,%,$(APMTAGS)))) -o $(MEMBENCH_APP) .
+	@$(PHASE) "membench build" $(GO) build $(call tagflag,$(MEMBENCH_TAGS)) -o $(MEMBENCH_APP) .
+	@$(PHASE) "membench build plugin" $(GO) build -buildmode=plugin $(call tagflag,$(MEMBENCH_TAGS)) -o $(dir $(MEMBENCH_APP))aimdesk-parts.so ./partsplugin
 	@$(PHASE) membench $(APPENV) scripts/membench.sh $(MEMBENCH_APP)
 
 # demo and test call their steps in order, so they stay in order under make -j.
-test: ## setup, vet, lint, go test -race, smoke, call, pre-join and UI screenshots, package, packagetest
+test: ## setup, vet, lint, go test -race, plugintest, smoke, call, pre-join and UI screenshots, package, packagetest
 	@$(MAKE) setup
 	@$(MAKE) vet
 	@$(MAKE) lint
 	@$(MAKE) gotest
+	@$(MAKE) plugintest
 	@$(MAKE) smoke
 	@$(MAKE) callshot
 	@$(MAKE) prejoinshot

@@ -26,12 +26,12 @@ import (
 
 	"aimdesk/app"
 	"aimdesk/app/cli"
-	"aimdesk/app/devagent"
 	"aimdesk/app/initlog"
 	"aimdesk/app/instance"
 	"aimdesk/app/store"
 	"aimdesk/assets"
-	"aimdesk/media/mediacli"
+	"aimdesk/media/mediaapi"
+	"aimdesk/parts"
 	"aimdesk/ui"
 	"aimdesk/ui/a2uicli"
 )
@@ -47,7 +47,8 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if code, ok := runCommand(ctx, args, stdout, stderr); ok {
+	plug := &lazyParts{}
+	if code, ok := runCommand(ctx, plug, args, stdout, stderr); ok {
 		return code
 	}
 	opts, code, ok := parseLaunchOrExit(args, stdout, stderr)
@@ -76,8 +77,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cfg.MessageMetadata = md
+	cfg.GRPC = plug.grpc
 	if opts.demo {
-		srv, err := startDemoAgent(ctx)
+		srv, err := plug.startDemoAgent(ctx)
 		if err != nil {
 			fmt.Fprintf(stderr, "aimdesk: %v\n", err)
 			return 1
@@ -95,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// 61.6-70.8 MB at load average 10-16, docs/benchmarks.md, Memory).
 	a.Lifecycle().SetOnStarted(func() { go releaseStartupMemory(ctx) })
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
-	w := &windowStart{ctx: ctx, a: a, path: path, cfg: cfg, opts: opts, inst: inst, stderr: stderr}
+	w := &windowStart{ctx: ctx, a: a, path: path, cfg: cfg, opts: opts, inst: inst, stderr: stderr, mediaEngine: plug.engine}
 	defer func() { closeHistory(w.core, w.st) }()
 	_ = w.start()
 	go func() {
@@ -117,6 +119,8 @@ type windowStart struct {
 	opts   launchOptions
 	inst   *instance.Listener
 	stderr io.Writer
+	// mediaEngine opens the media engine for calls (ui.Config.MediaEngine).
+	mediaEngine func() (mediaapi.Engine, error)
 
 	st   *store.Store // set once the history is open
 	core *app.Core
@@ -143,7 +147,7 @@ func (l *windowStart) start() error {
 		return err
 	}
 	l.st, l.core = s, c
-	wcfg := ui.Config{SendOnStart: l.opts.send}
+	wcfg := ui.Config{SendOnStart: l.opts.send, MediaEngine: l.mediaEngine}
 	if l.opts.demo {
 		wcfg.OpenAgentID = app.DemoAgentID
 	}
@@ -194,19 +198,29 @@ func closeHistory(core *app.Core, st *store.Store) {
 	}
 }
 
-// runCommand runs a command-line command (the CLI's, devices, a2ui,
-// help); false when args ask for the app instead.
-func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (int, bool) {
+// runCommand runs a command-line command (the CLI's, devagent, devices,
+// a2ui, help); false when args ask for the app instead. devagent and
+// devices are the plugin's (package parts), and so is the CLI's gRPC.
+func runCommand(ctx context.Context, plug *lazyParts, args []string, stdout, stderr io.Writer) (int, bool) {
 	if len(args) == 0 {
 		return 0, false
 	}
 	switch {
 	case cli.IsCommand(args[0]):
 		initlog.Release(stderr, false)
-		return cli.Run(ctx, args, stdout, stderr), true
-	case args[0] == "devices":
+		return cli.Run(ctx, cli.Options{GRPC: plug.grpc}, args, stdout, stderr), true
+	case args[0] == "devices" || args[0] == "devagent":
 		initlog.Release(stderr, false)
-		return mediacli.Run(ctx, args[1:], stdout, stderr), true
+		p, err := plug.get()
+		if err != nil {
+			fmt.Fprintf(stderr, "aimdesk %s: %v\n", args[0], err)
+			return cli.ExitFailed, true
+		}
+		cmd := p.Devices
+		if args[0] == "devagent" {
+			cmd = p.Devagent
+		}
+		return cmd(ctx, args[1:], stdout, stderr), true
 	case args[0] == "a2ui":
 		return a2uicli.Run(ctx, args[1:], stdout, stderr), true
 	case args[0] == "help":
@@ -242,25 +256,12 @@ func singleInstance(ctx context.Context, args []string, path string, stdout, std
 	return l, 0, false
 }
 
-// startDemoAgent starts the embedded reference agent on loopback (with
-// realtime calls when LIVEKIT_URL is set).
-func startDemoAgent(ctx context.Context) (*devagent.Server, error) {
-	lk, err := devagent.LiveKitFromEnv() // nil when LIVEKIT_URL is unset: no realtime
-	if err != nil {
-		return nil, err
-	}
-	srv, err := devagent.Start(ctx, devagent.Config{Addr: "127.0.0.1:0", Handler: devagent.HandlerConfig{LiveKit: lk}})
-	if err != nil {
-		return nil, fmt.Errorf("start reference agent: %w", err)
-	}
-	return srv, nil
-}
-
-// usage is the CLI's help with the media commands, which app/cli cannot
-// import, added.
+// usage is the CLI's help with the plugin's commands and a2ui, which
+// app/cli does not import, added.
 func usage() string {
 	u := cli.Usage()
-	line := "       aimdesk " + mediacli.Usage + "\n" +
+	line := "       aimdesk " + parts.DevagentUsage + "\n" +
+		"       aimdesk " + parts.DevicesUsage + "\n" +
 		"       aimdesk " + a2uicli.Usage + "\n"
 	if i := strings.Index(u, "common flags:"); i >= 0 {
 		return u[:i] + line + u[i:]

@@ -215,7 +215,7 @@ func (c *Core) AddAgent(ctx context.Context, u string, allowPlainHTTP bool) (Age
 	if err := checkInterface(iface, rc.URL, allowPlainHTTP); err != nil {
 		return Agent{}, err
 	}
-	if _, err := binding.Transport(iface, binding.Options{AllowPlain: allowPlainHTTP}); err != nil {
+	if _, err := binding.Transport(iface, binding.Options{AllowPlain: allowPlainHTTP, GRPC: c.cfg.GRPC}); err != nil {
 		return Agent{}, err
 	}
 	now := c.now()
@@ -322,7 +322,7 @@ func (c *Core) newClient(agentID string, card *a2a.AgentCard, iface a2a.AgentInt
 		Interface: iface, HTTPClient: c.agentHTTPClient(agentID), AIM: card != nil && card.IsAIM(), IdleTimeout: idle,
 		Observer: c.observer(agentID),
 	}
-	tr, err := binding.Transport(iface, binding.Options{AllowPlain: allow})
+	tr, err := binding.Transport(iface, binding.Options{AllowPlain: allow, GRPC: c.cfg.GRPC})
 	if err != nil {
 		tr = failedTransport{binding: a2a.NormalizeBinding(iface.ProtocolBinding), err: err}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"aimdesk/app/a2a"
+	"aimdesk/app/a2a/binding"
 	"aimdesk/app/auth"
 	"aimdesk/app/store"
 	"aimdesk/app/trust"
@@ -37,6 +38,10 @@ type Config struct {
 	// HTTPClient talks to agents; nil means a client without an overall
 	// timeout (calls are bounded by Settings.IdleTimeout).
 	HTTPClient *http.Client
+	// GRPC makes the transports of agents that speak gRPC
+	// (grpcbind.Binding; the app's loads its plugin first); nil: such
+	// agents cannot be added and their calls fail (binding.ErrNoGRPC).
+	GRPC binding.GRPCFunc
 	// DemoAgentURL, if set, is the embedded reference agent: it is added
 	// (or its URL refreshed) under DemoAgentID at start.
 	DemoAgentURL string

@@ -11,6 +11,7 @@ import (
 
 	"aimdesk/app"
 	"aimdesk/app/a2a"
+	"aimdesk/app/a2a/grpcbind"
 	"aimdesk/app/auth"
 	"aimdesk/app/devagent"
 	"aimdesk/app/store"
@@ -88,7 +89,7 @@ func (f *fixture) start() {
 		f.secrets = sec
 	}
 	// A file store, never the desktop's keyring.
-	c, err := app.New(f.ctx, app.Config{Store: f.st, Secrets: f.secrets})
+	c, err := app.New(f.ctx, app.Config{Store: f.st, Secrets: f.secrets, GRPC: grpcbind.Binding})
 	if err != nil {
 		f.t.Fatal(err)
 	}

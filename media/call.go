@@ -1171,7 +1171,7 @@ func (c *Call) StartScreen(ctx context.Context, o ScreenOptions) error {
 		// no preset asked for: the default follows the send-side estimate once there is one
 		o.UplinkBitRate = c.uplinkEstimate()
 	}
-	o = o.withDefaults(d)
+	o = screenWithDefaults(o, d)
 	limit := congestion.Video{BitRate: o.BitRate, MaxWidth: o.MaxWidth, MaxHeight: o.MaxHeight, FPS: o.FPS}
 	if c.e.screenCapture() == ScreenCapturePortal {
 		// the picker may take a while: not on the call goroutine

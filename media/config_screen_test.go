@@ -22,7 +22,7 @@ func TestScreenOptionsDefaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := tt.o.withDefaults(tt.d)
+			got := screenWithDefaults(tt.o, tt.d)
 			if got.MaxWidth != tt.wantW || got.MaxHeight != tt.wantH || got.FPS != tt.wantFPS || got.BitRate != tt.wantBPS || got.Preset != tt.wantPreset {
 				t.Errorf("got %+v", got)
 			}

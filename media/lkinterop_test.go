@@ -97,7 +97,7 @@ func TestMergeTranscriptions(t *testing.T) {
 			t.Fatalf("segment %d: got %+v, want %+v", i, e.Transcriptions[i], want[i])
 		}
 	}
-	if (Event{Transcriptions: want}).empty() {
+	if eventEmpty(Event{Transcriptions: want}) {
 		t.Fatal("an event with transcriptions is empty")
 	}
 }

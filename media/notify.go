@@ -22,7 +22,7 @@ func newNotifier() *notifier {
 
 // send queues a delta.
 func (n *notifier) send(e Event) {
-	if e.empty() {
+	if eventEmpty(e) {
 		return
 	}
 	n.mu.Lock()

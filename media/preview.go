@@ -5,17 +5,9 @@ package media
 import (
 	"context"
 	"image"
-	"time"
 
 	"aimdesk/media/video"
 )
-
-// ScreenPreviewInterval is how often ScreenPreview hands on a thumbnail
-// (at most 4 a second; none while the screen does not change).
-const ScreenPreviewInterval = 250 * time.Millisecond
-
-// ScreenPreviewWidth is the width of ScreenPreview's thumbnails.
-const ScreenPreviewWidth = 480
 
 // ScreenThumbnail returns the latest screen frame sent, scaled down to at
 // most maxW pixels wide (0 = the frame's size), as a new image the caller

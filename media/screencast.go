@@ -52,7 +52,7 @@ func (e *Engine) portalCheck() string {
 // picker (the portal's restore token): the next share asks again. It does
 // nothing with X11 capture, which has no such choice.
 func (e *Engine) ResetScreenChoice() error {
-	if err := e.cfg.tokenFile().Reset(); err != nil {
+	if err := tokenFile(e.cfg).Reset(); err != nil {
 		return fmt.Errorf("media: reset screen choice: %w", err)
 	}
 	return nil
@@ -90,7 +90,7 @@ func (r *portalReader) Close() error {
 // onEnd, if not nil, is called (on a goroutine of its own) when the stream
 // ends by itself.
 func (e *Engine) openPortalScreen(ctx context.Context, o ScreenOptions, onEnd func(error)) (_ *video.Source, err error) {
-	tf := e.cfg.tokenFile()
+	tf := tokenFile(e.cfg)
 	tok, terr := tf.Load()
 	if terr != nil {
 		e.log.Warn("screen share: restore token not read; the picker will ask", "err", terr)

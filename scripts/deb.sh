@@ -4,8 +4,11 @@
 # with -ldflags -X, as `aimdesk --version` prints them), the .desktop entry
 # (which also registers aimdesk for aimdesk:// links), the icon at the
 # hicolor sizes, and AppStream metainfo checked with `appstreamcli validate
-# --no-net`. Depends: is computed by dpkg-shlibdeps from the shared
-# libraries the binary links. `make package` runs it after package.sh.
+# --no-net`; the app's plugin in /usr/lib/aimdesk/aimdesk-parts.so (the one
+# package.sh built, build/release/aimdesk-parts.so: the app here is built
+# with the same flags, release-env.sh). Depends: is computed by
+# dpkg-shlibdeps from the shared libraries the binary and the plugin link.
+# `make package` runs it after package.sh.
 #
 # Environment: PACKAGE_TAGS (default no_emoji), as package.sh.
 set -euo pipefail
@@ -30,21 +33,31 @@ if [ "$commit" != unknown ] && [ -n "$(git status --porcelain --untracked-files=
 	commit="$commit-dirty"
 fi
 arch=$(dpkg --print-architecture)
-tags="release migrated_fynedo ${PACKAGE_TAGS:-no_emoji}"
+# shellcheck source=scripts/release-env.sh
+. scripts/release-env.sh
+tags=$(release_tags)
+plugin=build/release/aimdesk-parts.so
+[ -s "$plugin" ] || fail "$plugin not found (package.sh builds it)"
 out="build/${name}_${version}_${arch}.deb"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pkg="$work/pkg"
-mkdir -p "$pkg/DEBIAN" "$pkg/usr/bin" "$pkg/usr/share/applications" \
+mkdir -p "$pkg/DEBIAN" "$pkg/usr/bin" "$pkg/usr/lib/$name" "$pkg/usr/share/applications" \
 	"$pkg/usr/share/metainfo" "$pkg/usr/share/doc/$name"
 
 # 1. The binary: the release build fyne package makes (release tag,
-# migrated_fynedo, -trimpath, -s -w), plus the version and commit.
+# migrated_fynedo, -trimpath, -s -w, its cgo flags), plus the version and
+# commit; and the plugin, which only a build with these flags can open.
 say "go build (tags: $tags; version $version, commit $commit)"
-go build -trimpath -tags "$tags" \
+release_go build -trimpath -tags "$tags" \
 	-ldflags "-s -w -X main.version=$version -X main.commit=$commit" \
 	-o "$pkg/usr/bin/$name" .
+install -m 0644 "$plugin" "$pkg/usr/lib/$name/aimdesk-parts.so"
+"$pkg/usr/bin/$name" devices --json >"$work/devices.json" 2>"$work/devices.err" || {
+	cat "$work/devices.err" >&2
+	fail "the app built here cannot run its plugin's command (aimdesk devices): the plugin does not match it"
+}
 
 # 2. Desktop entry, icons, AppStream metadata.
 install -m 0644 packaging/linux/$appid.desktop "$pkg/usr/share/applications/$appid.desktop"
@@ -69,7 +82,7 @@ EOT
 # source package's debian/control; a minimal one in a scratch dir does.
 mkdir -p "$work/src/debian"
 printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$name" "$name" >"$work/src/debian/control"
-depends=$(cd "$work/src" && dpkg-shlibdeps -O -e"$pkg/usr/bin/$name" 2>"$work/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') || {
+depends=$(cd "$work/src" && dpkg-shlibdeps -O -e"$pkg/usr/bin/$name" -e"$pkg/usr/lib/$name/aimdesk-parts.so" 2>"$work/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') || {
 	cat "$work/shlibdeps.log" >&2
 	fail "dpkg-shlibdeps failed"
 }

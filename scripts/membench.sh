@@ -137,7 +137,8 @@ status_mb() {
 # FYNE_CACHE).
 app_env=()
 
-# evict drops the binary from the page cache, so that each start reads it
+# evict drops the binary (and its plugin, which --demo opens) from the
+# page cache, so that each start reads it
 # from disk as a user's first start after boot does. Without it the
 # figures depend on how the file came into the cache: the linker writes its
 # output through a mapping, which leaves it in 2 MB folios, and a start
@@ -145,8 +146,12 @@ app_env=()
 # build` against 166.7-168.3 MB for the same binary read from disk (2026-12-02;
 # docs/benchmarks.md, Memory).
 evict() {
-	sync -- "$bin" 2>/dev/null || sync
-	dd if="$bin" iflag=nocache count=0 status=none 2>/dev/null || say "could not drop $bin from the page cache"
+	local f
+	for f in "$bin" "$(dirname "$bin")/aimdesk-parts.so"; do
+		[ -e "$f" ] || continue
+		sync -- "$f" 2>/dev/null || sync
+		dd if="$f" iflag=nocache count=0 status=none 2>/dev/null || say "could not drop $f from the page cache"
+	done
 }
 
 # start NAME ARGS... starts the app with fresh config/data dirs (a data dir

@@ -3,17 +3,23 @@
 # holding the binary, the .desktop entry (from FyneApp.toml [LinuxAndBSD])
 # and the icon, plus a Makefile that installs them. The release build adds
 # -trimpath, -ldflags "-s -w", the release and no_emoji tags, and
-# migrated_fynedo (from FyneApp.toml [Migrations] fyneDo). It installs the
-# fyne CLI into bin/ first if it is missing or another version.
+# migrated_fynedo (from FyneApp.toml [Migrations] fyneDo), and the
+# aimdesk_plugin tag: the app opens its plugin, aimdesk-parts.so, which is
+# built here with the same flags (release-env.sh) and added to the archive
+# as lib/aimdesk/aimdesk-parts.so beside bin/. It installs the fyne CLI
+# into bin/ first if it is missing or another version.
 #
-# Output: build/aimdesk-<version>-linux-<arch>.tar.xz
+# Output: build/aimdesk-<version>-linux-<arch>.tar.xz and
+# build/release/aimdesk-parts.so (which deb.sh reuses)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 FYNE_TOOLS_VERSION=${FYNE_TOOLS_VERSION:-v1.7.2}
 fyne="$root/bin/fyne"
-tags=${PACKAGE_TAGS:-no_emoji}
+# shellcheck source=scripts/release-env.sh
+. scripts/release-env.sh
+tags=$(release_fyne_tags)
 
 have=""
 if [ -x "$fyne" ]; then
@@ -41,11 +47,15 @@ rm -f "$name.tar.xz"
 echo "package: fyne package --os linux --release --tags $tags"
 "$fyne" package --os linux --release --tags "$tags"
 mv -f "$name.tar.xz" "$out"
+mkdir -p build/release
+echo "package: go build -buildmode=plugin (tags: $(release_tags)) -o build/release/aimdesk-parts.so"
+build_release_plugin build/release/aimdesk-parts.so
 
 # The Makefile that fyne writes into the archive names the icon without its
 # .png extension, so its install targets fail (fyne-io/tools#139, still in
-# v1.7.4). Patch it, then check the archive by installing it into a scratch
-# DESTDIR.
+# v1.7.4). Patch it, add the plugin and its install lines, then check the
+# archive by installing it into a scratch DESTDIR and running the installed
+# app's plugin command (aimdesk devices --json).
 work=$(mktemp -d)
 trap 'cp build/FyneApp.toml.keep FyneApp.toml && rm -f build/FyneApp.toml.keep; rm -rf "$work"' EXIT
 tar -xJf "$out" -C "$work"
@@ -55,16 +65,26 @@ icon=$(find "$work/$name/usr" -path '*/share/pixmaps/*' -type f -printf '%f\n' |
 	echo "package: FAIL: no icon under share/pixmaps in $out" >&2
 	exit 1
 }
-if ! grep -q "^Icon := \"$icon\"" "$mk"; then
-	sed -i "s/^Icon := .*/Icon := \"$icon\"/" "$mk"
-	tar -cJf "$out" -C "$work" "$name"
-fi
+sed -i "s/^Icon := .*/Icon := \"$icon\"/" "$mk"
+install -Dm00644 build/release/aimdesk-parts.so "$work/$name/usr/local/lib/aimdesk/aimdesk-parts.so"
+plugin='lib/aimdesk/aimdesk-parts.so'
+sed -i -e "/^install:/a\\	install -Dm00644 usr/local/$plugin \$(DESTDIR)\$(PREFIX)/$plugin" \
+	-e "/^uninstall:/a\\	-rm \$(DESTDIR)\$(PREFIX)/$plugin" \
+	-e "/^user-install:/a\\	install -Dm00644 usr/local/$plugin \$(DESTDIR)\$(HOME)/.local/$plugin" \
+	-e "/^user-uninstall:/a\\	-rm \$(DESTDIR)\$(HOME)/.local/$plugin" "$mk"
+tar -cJf "$out" -C "$work" "$name"
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$work/$name" install DESTDIR="$work/root" PREFIX=/usr >/dev/null
-for f in "bin/$name" "share/applications/com.aimdesk.app.desktop" "share/pixmaps/$icon"; do
+for f in "bin/$name" "$plugin" "share/applications/com.aimdesk.app.desktop" "share/pixmaps/$icon"; do
 	[ -s "$work/root/usr/$f" ] || {
 		echo "package: FAIL: installing $out did not put /usr/$f in place" >&2
 		exit 1
 	}
 done
+"$work/root/usr/bin/$name" devices --json >"$work/devices.json" 2>"$work/devices.err" || {
+	cat "$work/devices.err" >&2
+	echo "package: FAIL: the installed aimdesk could not run its plugin's command (aimdesk devices)" >&2
+	exit 1
+}
+echo "package: the installed aimdesk opened its plugin (aimdesk devices --json: $(wc -c <"$work/devices.json") bytes)"
 echo "package: $out ($(du -h "$out" | cut -f1)); make install puts in place:"
 (cd "$work/root" && find . -type f | sort | sed 's/^\./  /')

@@ -3,7 +3,9 @@
 # this machine with dpkg, checks what it put in place, runs the installed
 # `aimdesk --version` and `aimdesk card` against the reference agent (served
 # by the installed `aimdesk devagent` on loopback; card's stderr must be
-# empty, also under LANG=C and C.UTF-8), then purges the package and checks
+# empty, also under LANG=C and C.UTF-8) and `aimdesk tasks --binding grpc`
+# (the agent and the gRPC binding come from the installed plugin,
+# /usr/lib/aimdesk/aimdesk-parts.so), then purges the package and checks
 # that nothing of it is left. It needs root (CI runs `make test` as root)
 # and refuses to touch an aimdesk package it did not install.
 #
@@ -48,7 +50,7 @@ dpkg -i "$deb" >"$tmp/dpkg.log" 2>&1 || {
 	cat "$tmp/dpkg.log" >&2
 	fail "dpkg -i failed (are the Depends: installed?)"
 }
-files=(/usr/bin/aimdesk /usr/share/applications/com.aimdesk.app.desktop
+files=(/usr/bin/aimdesk /usr/lib/aimdesk/aimdesk-parts.so /usr/share/applications/com.aimdesk.app.desktop
 	/usr/share/metainfo/com.aimdesk.app.metainfo.xml)
 for size in 16 24 32 48 64 128 256 512; do
 	files+=("/usr/share/icons/hicolor/${size}x${size}/apps/com.aimdesk.app.png")
@@ -74,7 +76,7 @@ esac
 say "aimdesk --version: $got"
 
 # 3. The installed binary serves the reference agent and reads its card.
-/usr/bin/aimdesk devagent --listen 127.0.0.1:0 >"$tmp/agent.log" 2>&1 &
+/usr/bin/aimdesk devagent --listen 127.0.0.1:0 --bindings jsonrpc,grpc >"$tmp/agent.log" 2>&1 &
 agent_pid=$!
 url=""
 for _ in $(seq 1 300); do
@@ -99,6 +101,13 @@ for lang in C C.UTF-8 en_US.UTF-8; do
 	}
 done
 say "aimdesk card $url: $(head -n 1 "$tmp/card.out") (stderr empty under C, C.UTF-8, en_US.UTF-8)"
+# The reference agent and the gRPC binding are the plugin's
+# (/usr/lib/aimdesk/aimdesk-parts.so): list the agent's tasks over gRPC.
+env -i PATH=/usr/bin:/bin HOME="$tmp" LANG=C.UTF-8 /usr/bin/aimdesk tasks "$url" --binding grpc >"$tmp/tasks.out" 2>"$tmp/tasks.err" || {
+	cat "$tmp/tasks.err" >&2
+	fail "aimdesk tasks $url --binding grpc failed"
+}
+say "aimdesk tasks $url --binding grpc: exit 0 (the plugin's gRPC binding)"
 kill -TERM "$agent_pid"
 wait "$agent_pid" 2>/dev/null || true
 agent_pid=""

@@ -26,6 +26,9 @@ packages=(
 	xvfb imagemagick xdotool dbus-daemon
 	locales xz-utils
 	g++ libwebrtc-audio-processing-dev
+	# the history's SQLite: app/store links the system's libsqlite3
+	# (mattn/go-sqlite3 with the libsqlite3 tag the Makefile sets)
+	libsqlite3-dev
 	pipewire pipewire-pulse wireplumber pulseaudio-utils
 	# Wayland screen sharing: libpipewire for the portal's stream (cgo,
 	# media/screen/pwstream); the headless desktop its live tests run on

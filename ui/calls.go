@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/app"
+	"aimdesk/media/mediaapi"
 	"aimdesk/ui/callwin"
 )
 
@@ -24,9 +25,10 @@ type callWindows interface {
 
 // newCallWindows returns the call windows' manager over the window's env,
 // with the approval dialog for the operations proposed during calls.
-func newCallWindows(env *uiEnv, approvals *approvalsUI) callWindows {
+func newCallWindows(env *uiEnv, approvals *approvalsUI, mediaEngine func() (mediaapi.Engine, error)) callWindows {
 	return callwin.NewManager(&callwin.Env{
 		Ctx: env.ctx, App: env.app, Core: env.core, ShowError: env.showError, Do: env.do,
+		MediaEngine: mediaEngine,
 	}, approvals)
 }
 

@@ -25,6 +25,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/app"
+	"aimdesk/media/mediaapi"
 	"aimdesk/ui/errtext"
 )
 
@@ -39,6 +40,9 @@ type Config struct {
 	SendOnStart string
 	// Title is the window title; "" means "aimdesk".
 	Title string
+	// MediaEngine opens the media engine for calls (callwin.Env); nil:
+	// calls say this copy of aimdesk has no audio and video.
+	MediaEngine func() (mediaapi.Engine, error)
 }
 
 // Window is aimdesk's main window: a sidebar with agents and their
@@ -122,7 +126,7 @@ func newWindow(ctx context.Context, a fyne.App, core *app.Core, cfg Config, post
 	w.notify = newNotifier(w.env)
 	w.SetCloseIntercept(w.closeRequested) // after the tray's own (desktop.go)
 	w.approvals = newApprovalsUI(w.env, w.notify)
-	w.calls = newCallWindows(w.env, w.approvals)
+	w.calls = newCallWindows(w.env, w.approvals, cfg.MediaEngine)
 	w.sideTabs = newLazyTabs(
 		lazyTab{"Agent", w.details.Object},
 		lazyTab{"Tasks", w.tasks.Object},

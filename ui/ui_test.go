@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/app"
+	"aimdesk/app/a2a/grpcbind"
 	"aimdesk/app/devagent"
 	"aimdesk/app/store"
 	"aimdesk/ui/uitest"
@@ -57,7 +58,7 @@ func newChatHarness(t testing.TB, cfg chatHarnessConfig) *chatHarness {
 	if !cfg.noAgent {
 		h.agent = startDevAgentWith(t, "127.0.0.1:0", cfg.agent)
 	}
-	core, err := app.New(ctx, app.Config{Store: st})
+	core, err := app.New(ctx, app.Config{Store: st, GRPC: grpcbind.Binding})
 	if err != nil {
 		t.Fatalf("core: %v", err)
 	}

@@ -1,5 +1,6 @@
 // Package cli implements aimdesk's command-line subcommands (card, send,
-// tasks, get, cancel, subscribe, devagent) for scripts and tests. Output is
+// tasks, get, cancel, subscribe) for scripts and tests (`aimdesk devagent`
+// is app/devagent's Command). Output is
 // human-readable by default and JSON with --json; exit codes are stable:
 //
 //	0  success
@@ -50,7 +51,6 @@ func commands() map[string]command {
 		"get":       {"get URL TASK [--history N]", cmdGet},
 		"cancel":    {"cancel URL TASK", cmdCancel},
 		"subscribe": {"subscribe URL TASK", cmdSubscribe},
-		"devagent":  {"devagent [--listen 127.0.0.1:PORT] [--bindings jsonrpc,http+json,grpc] [--grpc-listen 127.0.0.1:PORT] [--sign-in]", cmdDevagent},
 	}
 }
 
@@ -82,8 +82,16 @@ func Usage() string {
 	return b.String()
 }
 
+// Options are what the program gives the commands.
+type Options struct {
+	// GRPC makes gRPC transports (grpcbind.Binding; the app's loads its
+	// plugin first); nil: agents that speak only gRPC are refused.
+	GRPC binding.GRPCFunc
+}
+
 // env carries a command's outputs and shared flags.
 type env struct {
+	opts           Options
 	stdout, stderr io.Writer
 	json           bool
 	idle           time.Duration
@@ -92,7 +100,7 @@ type env struct {
 }
 
 // Run runs the subcommand in args[0] and returns the process exit code.
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func Run(ctx context.Context, opts Options, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, Usage())
 		return ExitUsage
@@ -102,7 +110,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "aimdesk: unknown command %q\n%s", args[0], Usage())
 		return ExitUsage
 	}
-	return cmd.run(ctx, &env{stdout: stdout, stderr: stderr}, args[1:])
+	return cmd.run(ctx, &env{opts: opts, stdout: stdout, stderr: stderr}, args[1:])
 }
 
 // flags parses a command's flags, allowing them before and after the
@@ -161,7 +169,7 @@ func (e *env) connect(ctx context.Context, target string) (*a2a.Client, *a2a.Res
 	if err := app.CheckInterface(iface, rc.URL, e.allowHTTP); err != nil {
 		return nil, nil, err
 	}
-	tr, err := binding.Transport(iface, binding.Options{AllowPlain: e.allowHTTP})
+	tr, err := binding.Transport(iface, binding.Options{AllowPlain: e.allowHTTP, GRPC: e.opts.GRPC})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"aimdesk/app/a2a"
+	"aimdesk/app/a2a/grpcbind"
 	"aimdesk/app/cli"
 	"aimdesk/app/devagent"
 )
@@ -41,7 +42,7 @@ func run(t *testing.T, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out, errb bytes.Buffer
-	code := cli.Run(ctx, args, &out, &errb)
+	code := cli.Run(ctx, cli.Options{GRPC: grpcbind.Binding}, args, &out, &errb)
 	return result{code, out.String(), errb.String()}
 }
 
@@ -186,7 +187,7 @@ func TestDevagentCommand(t *testing.T) {
 			if signIn {
 				args = append(args, "--sign-in")
 			}
-			go func() { done <- cli.Run(ctx, args, &out, &errb) }()
+			go func() { done <- devagent.Command(ctx, args[1:], &out, &errb) }()
 			deadline := time.Now().Add(10 * time.Second)
 			for !strings.Contains(out.String(), "reference agent at") {
 				if time.Now().After(deadline) {

@@ -2,17 +2,14 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 
 	"github.com/google/uuid"
 
 	"aimdesk/app/a2a"
-	"aimdesk/app/devagent"
 )
 
 func cmdCard(ctx context.Context, e *env, args []string) int {
@@ -281,75 +278,4 @@ func cmdSubscribe(ctx context.Context, e *env, args []string) int {
 	}
 	defer c.Close()
 	return e.printStream(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: pos[1]}))
-}
-
-func cmdDevagent(ctx context.Context, e *env, args []string) int {
-	var listen, grpcListen, bindings string
-	var signIn bool
-	if _, ok := e.flags("devagent", args, 0, func(fs *flag.FlagSet) {
-		fs.BoolVar(&signIn, "sign-in", false, "require sign-in on every binding with a new bearer token, API key and OAuth client (printed)")
-		fs.StringVar(&listen, "listen", "127.0.0.1:8765", "address to listen on")
-		fs.StringVar(&grpcListen, "grpc-listen", "", "address of the gRPC interface (its own port), e.g. 127.0.0.1:8766")
-		fs.StringVar(&bindings, "bindings", "jsonrpc", "bindings the card lists, in order: jsonrpc, http+json, grpc (comma-separated)")
-	}); !ok {
-		return ExitUsage
-	}
-	var list []string
-	for _, b := range strings.Split(bindings, ",") {
-		name, err := a2a.ParseBinding(b)
-		if err != nil {
-			return e.fail(err)
-		}
-		if name == a2a.BindingGRPC && grpcListen == "" {
-			grpcListen = "127.0.0.1:0"
-		}
-		list = append(list, name)
-	}
-	if host, _, err := net.SplitHostPort(listen); err == nil && host != "127.0.0.1" && host != "localhost" && host != "::1" {
-		fmt.Fprintf(e.stderr, "aimdesk devagent: warning: listening on %s makes the demo agent reachable from other machines\n", host)
-	}
-	lk, err := devagent.LiveKitFromEnv() // LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET turn realtime on
-	if err != nil {
-		return e.fail(err)
-	}
-	auth := demoAuth(signIn)
-	srv, err := devagent.Start(ctx, devagent.Config{Addr: listen, GRPCAddr: grpcListen, Handler: devagent.HandlerConfig{LiveKit: lk, Bindings: list, Auth: auth}})
-	if err != nil {
-		return e.fail(err)
-	}
-	defer srv.Close()
-	printDemoAuth(e.stdout, srv.URL(), auth)
-	fmt.Fprintf(e.stdout, "reference agent at %s (card: %s%s); Ctrl+C stops it\n", srv.URL(), srv.URL(), a2a.WellKnownCardPath)
-	fmt.Fprintf(e.stdout, "card lists: %s (HTTP+JSON at %s%s", strings.Join(list, ", "), srv.URL(), devagent.PathREST)
-	if g := srv.GRPCAddr(); g != "" {
-		fmt.Fprintf(e.stdout, ", gRPC at %s", g)
-	}
-	fmt.Fprintln(e.stdout, ")")
-	if lk == nil {
-		fmt.Fprintln(e.stdout, "realtime calls are off: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET to turn them on")
-	}
-	<-ctx.Done()
-	return ExitOK
-}
-
-// demoAuth is --sign-in's credentials: a new bearer token, API key and
-// OAuth client; nil without --sign-in.
-func demoAuth(signIn bool) *devagent.AuthConfig {
-	if !signIn {
-		return nil
-	}
-	return &devagent.AuthConfig{
-		BearerTokens: []string{"bt-" + rand.Text()}, APIKeys: []string{"ak-" + rand.Text()},
-		OAuthClients: map[string]string{"aimdesk": "cs-" + rand.Text()},
-	}
-}
-
-// printDemoAuth tells the user the credentials to sign in with.
-func printDemoAuth(w io.Writer, base string, auth *devagent.AuthConfig) {
-	if auth == nil {
-		return
-	}
-	fmt.Fprintf(w, "sign-in required on every binding; bearer token: %s\n", auth.BearerTokens[0])
-	fmt.Fprintf(w, "API key (header %s): %s\n", devagent.DefaultAPIKeyHeader, auth.APIKeys[0])
-	fmt.Fprintf(w, "OAuth client credentials (token endpoint %s%s): client id aimdesk, secret %s\n", base, devagent.PathToken, auth.OAuthClients["aimdesk"])
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"aimdesk/app/a2a/grpcbind"
 	"aimdesk/app/cli"
 	"aimdesk/app/hostiletest"
 )
@@ -49,7 +50,7 @@ func TestHostileAgentSuiteCLI(t *testing.T) {
 			var out countingWriter
 			var errb limitedBuffer
 			start := time.Now()
-			code := cli.Run(ctx, c.args, &out, &errb)
+			code := cli.Run(ctx, cli.Options{GRPC: grpcbind.Binding}, c.args, &out, &errb)
 			took := time.Since(start)
 			if code != c.want {
 				t.Fatalf("exit %d, want %d; stderr: %s", code, c.want, errb.String())

@@ -1,6 +1,7 @@
 // Package store is aimdesk's local history: agents, conversations,
 // messages, tasks, the approval audit log and settings, kept in one SQLite
-// database (pure Go, modernc.org/sqlite) under the user's config directory.
+// database (mattn/go-sqlite3 on the system's libsqlite3) under the user's
+// config directory.
 //
 // # Usage
 //

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"modernc.org/sqlite"
+	"github.com/mattn/go-sqlite3"
 )
 
 var (
@@ -94,9 +94,9 @@ const (
 
 // sqliteCode returns the extended result code of a driver error, or 0.
 func sqliteCode(err error) int {
-	var se *sqlite.Error
+	var se sqlite3.Error
 	if errors.As(err, &se) {
-		return se.Code()
+		return int(se.ExtendedCode)
 	}
 	return 0
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -12,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"modernc.org/sqlite"
+	"github.com/mattn/go-sqlite3"
 )
 
 // Tuning of the connections. busyTimeout bounds how long a statement waits
@@ -144,21 +145,28 @@ func tighten(path string) {
 // reader pool is query-only.
 func openDB(path string, readOnly bool) (*sql.DB, error) {
 	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_busy_timeout", fmt.Sprint(busyTimeout.Milliseconds()))
+	q.Set("_foreign_keys", "1")
+	q.Set("_synchronous", "NORMAL")
 	if readOnly {
 		q.Set("_query_only", "1")
 	} else {
 		q.Set("_journal_mode", "WAL")
 		q.Set("_txlock", "immediate")
 	}
-	c, err := sqlite.NewConnector(fileURI(path) + "?" + q.Encode())
-	if err != nil {
-		return nil, err
-	}
-	return sql.OpenDB(c), nil
+	return sql.OpenDB(connector{dsn: fileURI(path) + "?" + q.Encode()}), nil
 }
+
+// connector opens connections of dsn with the SQLite driver
+// (mattn/go-sqlite3, on the system's libsqlite3 with the libsqlite3 tag
+// that the Makefile sets; its own copy of SQLite without it).
+type connector struct{ dsn string }
+
+func (c connector) Connect(context.Context) (driver.Conn, error) {
+	return c.Driver().Open(c.dsn)
+}
+
+func (connector) Driver() driver.Driver { return &sqlite3.SQLiteDriver{} }
 
 // fileURI turns an absolute path into a SQLite file: URI, escaping the
 // characters a URI gives meaning to.

@@ -1,4 +1,6 @@
 package mediacli
 
+import "aimdesk/parts"
+
 // Usage is the command's line for `aimdesk help`.
-const Usage = "devices [--json]                         list microphones, speakers, cameras, screens (* = used by a call)"
+const Usage = parts.DevicesUsage

@@ -50,7 +50,7 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/aim"
 	"aimdesk/app/transcript"
-	"aimdesk/media"
+	"aimdesk/media/mediaapi"
 )
 
 // Tuning of the call window.
@@ -84,6 +84,10 @@ type Env struct {
 	// and run it on the test's goroutine (the Fyne test driver would run
 	// it at once on the calling goroutine).
 	Do func(fn func())
+	// MediaEngine opens the media engine, on the first call or pre-join
+	// screen (the app's loads the media plugin); nil: calls say this copy
+	// of aimdesk has no audio and video.
+	MediaEngine func() (mediaapi.Engine, error)
 }
 
 // Approvals is the main window's approval dialog, which shows the
@@ -113,7 +117,7 @@ type Manager struct {
 	env       *Env
 	approvals Approvals
 	control   callControl
-	// newEngine opens the media engine; nil means newMediaEngine.
+	// newEngine opens the media engine; nil means env.MediaEngine.
 	newEngine func() (callEngine, error)
 	// tone > 0 publishes a sine of that many Hz instead of the microphone
 	// (tests and the screenshot helper, on machines without a microphone).
@@ -147,7 +151,10 @@ func (m *Manager) withEngine(fn func(callEngine, error)) {
 	m.engineState = 1
 	open := m.newEngine
 	if open == nil {
-		open = newMediaEngine
+		open = m.env.MediaEngine
+	}
+	if open == nil {
+		open = func() (callEngine, error) { return nil, mediaapi.ErrDisabled }
 	}
 	go func() {
 		e, err := open()
@@ -271,7 +278,7 @@ type callWindow struct {
 	pre     *callPrejoin
 	choices callChoices
 	engine  callEngine
-	mediaCo *coalescer[media.Event]
+	mediaCo *coalescer[mediaapi.Event]
 	frameCo *coalescer[image.Image]
 	video   agentVideo        // the agent's video (callvideo.go)
 	side    *container.Scroll // beside the transcript: the agent's video, pointing
@@ -295,9 +302,9 @@ type callWindow struct {
 	mediaState  string                 // the agent's state from the room (lk.agent.state)
 	lines       []*callLine            // the transcript's lines as shown, one per tx line
 	tx          *transcript.Transcript // the merged transcript (AIM and lk.transcription)
-	conn        media.ConnInfo
-	local       media.LocalTracks
-	screens     []media.Device
+	conn        mediaapi.ConnInfo
+	local       mediaapi.LocalTracks
+	screens     []mediaapi.Device
 	statusSeq   int
 	sessionSeen bool
 	agentDown   bool // the control plane's event stream is down
@@ -545,8 +552,8 @@ func (cw *callWindow) connect(ctx context.Context, engine callEngine, agentID st
 	return nil
 }
 
-func (cw *callWindow) joinParams(s callSession, g *aim.LiveKitGrant, ch callChoices) media.JoinParams {
-	p := media.JoinParams{
+func (cw *callWindow) joinParams(s callSession, g *aim.LiveKitGrant, ch callChoices) mediaapi.JoinParams {
+	p := mediaapi.JoinParams{
 		URL: g.URL, Token: g.Token,
 		Refresh: func(ctx context.Context) (string, string, error) {
 			g, err := s.Join(ctx)
@@ -555,12 +562,12 @@ func (cw *callWindow) joinParams(s callSession, g *aim.LiveKitGrant, ch callChoi
 			}
 			return g.URL, g.Token, nil
 		},
-		Mic:        media.MicOptions{DeviceID: ch.MicID, Disabled: ch.NoMic && cw.m.tone == 0, Tone: cw.m.tone, PushToTalk: ch.PushToTalk},
-		Speaker:    media.SpeakerOptions{DeviceID: ch.SpeakerID, Disabled: ch.NoSpeaker},
-		HalfDuplex: media.HalfDuplexOff,
+		Mic:        mediaapi.MicOptions{DeviceID: ch.MicID, Disabled: ch.NoMic && cw.m.tone == 0, Tone: cw.m.tone, PushToTalk: ch.PushToTalk},
+		Speaker:    mediaapi.SpeakerOptions{DeviceID: ch.SpeakerID, Disabled: ch.NoSpeaker},
+		HalfDuplex: mediaapi.HalfDuplexOff,
 	}
 	if ch.HalfDuplex {
-		p.HalfDuplex = media.HalfDuplexOn
+		p.HalfDuplex = mediaapi.HalfDuplexOn
 	}
 	if cw.env.Core != nil {
 		p.Mic.NoAutoGain = !cw.env.Core.Settings().MicAutoGain
@@ -644,7 +651,7 @@ func (cw *callWindow) followSession(ctx context.Context, agentID, convID string,
 
 // followMedia coalesces the media call's events to ≤ 30 Hz.
 func (cw *callWindow) followMedia(c callMedia) {
-	co := newCoalescer(callMeterInterval, cw.env.Do, mergeMediaEvent, func(ev media.Event) { cw.applyMedia(ev) })
+	co := newCoalescer(callMeterInterval, cw.env.Do, mergeMediaEvent, func(ev mediaapi.Event) { cw.applyMedia(ev) })
 	cw.env.Do(func() { cw.mediaCo = co })
 	for ev := range c.Events() {
 		co.push(ev)

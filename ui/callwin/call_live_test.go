@@ -126,7 +126,7 @@ func newLiveCallHarness(t testing.TB) *liveCallHarness {
 		if err != nil {
 			return nil, err
 		}
-		return mediaEngine{e}, nil
+		return media.API(e), nil
 	}
 	t.Cleanup(func() {
 		for _, cw := range h.m.open {

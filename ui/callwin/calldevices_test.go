@@ -217,7 +217,7 @@ func TestCallPrejoinRealSoundServer(t *testing.T) {
 		env := &Env{Ctx: ctx, App: a, Do: q.Post}
 		m := NewManager(env, nil)
 		m.control = &fakeControl{}
-		m.newEngine = func() (callEngine, error) { return mediaEngine{e}, nil }
+		m.newEngine = func() (callEngine, error) { return media.API(e), nil }
 		cw := m.start(realtimeTestAgent())
 		t.Cleanup(func() {
 			cw.win.Close()

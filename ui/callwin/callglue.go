@@ -15,36 +15,16 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/a2a"
 	"aimdesk/app/aim"
-	"aimdesk/media"
+	"aimdesk/media/mediaapi"
 	"aimdesk/ui/errtext"
 )
 
-// callEngine is what the call window needs of the media engine.
-type callEngine interface {
-	Capabilities() media.Capabilities
-	Devices(ctx context.Context) (media.Devices, error)
-	WatchDevices(ctx context.Context, fn func(media.Devices)) error
-	Preview(ctx context.Context, cameraID string, fn func(image.Image)) error
-	MicLevel(ctx context.Context, micID string, fn func(float64)) error
-	Join(ctx context.Context, p media.JoinParams) (callMedia, error)
-}
+// callEngine is what the call window needs of the media engine: all of
+// mediaapi.Engine (the app's comes from Env.MediaEngine).
+type callEngine = mediaapi.Engine
 
 // callMedia is what the call window needs of a media call (*media.Call).
-type callMedia interface {
-	Events() <-chan media.Event
-	State() media.Event
-	SetMuted(ctx context.Context, muted bool) error
-	SetPushToTalk(ctx context.Context, enabled bool) error
-	PushToTalk(ctx context.Context, pressed bool) error
-	StartScreen(ctx context.Context, o media.ScreenOptions) error
-	StopScreen(ctx context.Context) error
-	StartCamera(ctx context.Context, o media.CameraOptions) error
-	StopCamera(ctx context.Context) error
-	SwitchMic(ctx context.Context, deviceID string) error
-	SwitchSpeaker(ctx context.Context, deviceID string) error
-	ScreenFrameSize() (w, h int)
-	Leave(ctx context.Context) error
-}
+type callMedia = mediaapi.Call
 
 // screenPreviewer is a media call that can show the screen frames it
 // sends (*media.Call: thumbnails of the frames it encodes, at most 4 a
@@ -52,26 +32,6 @@ type callMedia interface {
 // area of the frame's shape.
 type screenPreviewer interface {
 	ScreenPreview(ctx context.Context, fn func(image.Image)) error
-}
-
-// mediaEngine adapts *media.Engine to callEngine.
-type mediaEngine struct{ *media.Engine }
-
-func (e mediaEngine) Join(ctx context.Context, p media.JoinParams) (callMedia, error) {
-	c, err := e.Engine.Join(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// newMediaEngine opens the app's media engine, or says why there is none.
-func newMediaEngine() (callEngine, error) {
-	e, err := media.New(media.Config{})
-	if err != nil {
-		return nil, err
-	}
-	return mediaEngine{e}, nil
 }
 
 // callSession is one realtime session (*aim.RealtimeSession).
@@ -141,14 +101,14 @@ func Support(a app.Agent) (bool, string) {
 }
 
 // mergeMediaEvent folds the newer media delta n into e.
-func mergeMediaEvent(e, n media.Event) media.Event {
+func mergeMediaEvent(e, n mediaapi.Event) mediaapi.Event {
 	e.Merge(n)
 	return e
 }
 
 // agentParticipant returns the agent among the room's participants: kind
 // "agent", or else one that publishes lk.agent.state.
-func agentParticipant(ps []media.Participant) (media.Participant, bool) {
+func agentParticipant(ps []mediaapi.Participant) (mediaapi.Participant, bool) {
 	for _, p := range ps {
 		if p.Kind == "agent" {
 			return p, true
@@ -159,7 +119,7 @@ func agentParticipant(ps []media.Participant) (media.Participant, bool) {
 			return p, true
 		}
 	}
-	return media.Participant{}, false
+	return mediaapi.Participant{}, false
 }
 
 // allowedRequest reports whether the session lets the user publish src:
@@ -203,13 +163,13 @@ func sourceWord(src aim.MediaSource) string {
 func callErrText(err error) string {
 	var pce *aim.PendingCommandError
 	switch {
-	case errors.Is(err, media.ErrScreenCancelled):
+	case errors.Is(err, mediaapi.ErrScreenCancelled):
 		return "You closed your desktop's screen picker: nothing is shared."
-	case errors.Is(err, media.ErrNoScreen):
+	case errors.Is(err, mediaapi.ErrNoScreen):
 		return "No screen to share (screen sharing needs an X11 display, or the desktop's screen-cast portal on Wayland)."
-	case errors.Is(err, media.ErrNoCamera):
+	case errors.Is(err, mediaapi.ErrNoCamera):
 		return "No camera found."
-	case errors.Is(err, media.ErrNotConnected):
+	case errors.Is(err, mediaapi.ErrNotConnected):
 		return "The call is not connected right now; try again in a moment."
 	case errors.Is(err, aim.ErrSessionEnded):
 		return "The call has ended."

@@ -20,7 +20,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/app/aim"
-	"aimdesk/media"
+	"aimdesk/media/mediaapi"
 	"aimdesk/ui/errtext"
 	"aimdesk/ui/uikit"
 )
@@ -59,7 +59,7 @@ const (
 		"because nothing here cancels echo and the agent would hear itself. Use a headset to talk over the agent."
 	callHalfDuplexHeadset = "Headset detected: full duplex, you can talk over the agent."
 	callHalfDuplexOff     = "Half-duplex is off: without a headset the agent may hear itself through your microphone."
-	// with an echo canceller (media.Capabilities.EchoCanceller names it)
+	// with an echo canceller (mediaapi.Capabilities.EchoCanceller names it)
 	callEchoCancelled = "Echo cancellation is on (%s): the agent's voice is removed from your microphone, " +
 		"so you can talk over the agent without a headset."
 	callEchoHalfDuplex = "Half-duplex is on: your microphone is muted while the agent speaks (echo cancellation runs as well)."
@@ -73,8 +73,8 @@ type callPrejoin struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	devices media.Devices
-	caps    media.Capabilities
+	devices mediaapi.Devices
+	caps    mediaapi.Capabilities
 	micIDs  []string
 	spkIDs  []string
 	camIDs  []string
@@ -216,7 +216,7 @@ func (p *callPrejoin) setEngine(e callEngine, err error) {
 	p.joinBtn.Enable()
 	if e == nil {
 		text := callNoMediaText
-		if err != nil && !errors.Is(err, media.ErrDisabled) {
+		if err != nil && !errors.Is(err, mediaapi.ErrDisabled) {
 			text = strings.TrimSuffix(errtext.Sentence(err), ".") + ": audio and video do not work here, but you can still type to the agent."
 		}
 		p.status.SetText(text)
@@ -244,7 +244,7 @@ func (p *callPrejoin) setEngine(e callEngine, err error) {
 	}
 	ctx := p.ctx
 	go func() {
-		err := e.WatchDevices(ctx, func(ds media.Devices) {
+		err := e.WatchDevices(ctx, func(ds mediaapi.Devices) {
 			p.cw.env.Do(func() { p.setDevices(ds) })
 		})
 		if err != nil && ctx.Err() == nil {
@@ -254,7 +254,7 @@ func (p *callPrejoin) setEngine(e callEngine, err error) {
 }
 
 // deviceOptions names devices for a Select, keeping their ids beside.
-func deviceOptions(ds []media.Device) (names, ids []string) {
+func deviceOptions(ds []mediaapi.Device) (names, ids []string) {
 	for _, d := range ds {
 		n := d.Name
 		if n == "" {
@@ -270,7 +270,7 @@ func deviceOptions(ds []media.Device) (names, ids []string) {
 
 // fillSelect shows a device list, keeping the chosen device when it is
 // still there, else the default one, else the first.
-func fillSelect(s *widget.Select, ds []media.Device, keep string) (ids []string) {
+func fillSelect(s *widget.Select, ds []mediaapi.Device, keep string) (ids []string) {
 	names, ids := deviceOptions(ds)
 	s.Options = names
 	idx := -1
@@ -308,7 +308,7 @@ func selectedID(s *widget.Select, ids []string) string {
 }
 
 // setDevices shows a new device list.
-func (p *callPrejoin) setDevices(ds media.Devices) {
+func (p *callPrejoin) setDevices(ds mediaapi.Devices) {
 	oldMic, oldSpk, oldCam := selectedID(p.micSel, p.micIDs), selectedID(p.spkSel, p.spkIDs), selectedID(p.camSel, p.camIDs)
 	p.devices = ds
 	if p.engine != nil {
@@ -351,7 +351,7 @@ func (p *callPrejoin) setDevices(ds media.Devices) {
 // showNoSound says so, with the details, when there is no backend or one
 // that lists nothing (ALSA without a sound server and without cards): one
 // sentence for microphone and speaker.
-func (p *callPrejoin) showNoSound(ds media.Devices) bool {
+func (p *callPrejoin) showNoSound(ds mediaapi.Devices) bool {
 	if p.caps.Audio && (len(ds.Mics) > 0 || len(ds.Speakers) > 0) {
 		return false
 	}
@@ -469,7 +469,7 @@ func (p *callPrejoin) micChanged() {
 		if err != nil && ctx.Err() == nil {
 			p.cw.env.Do(func() {
 				p.micFailed = true
-				if errors.Is(err, media.ErrNoSoundSystem) {
+				if errors.Is(err, mediaapi.ErrNoSoundSystem) {
 					p.setNote(p.micNote, "")
 				} else {
 					p.setNote(p.micNote, callMicFailText)
@@ -546,7 +546,7 @@ func (p *callPrejoin) join() {
 	p.cw.join(ch)
 }
 
-func hasID(ds []media.Device, id string) bool {
+func hasID(ds []mediaapi.Device, id string) bool {
 	for _, d := range ds {
 		if d.ID == id {
 			return true

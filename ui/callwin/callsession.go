@@ -17,7 +17,7 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/aim"
 	"aimdesk/app/transcript"
-	"aimdesk/media"
+	"aimdesk/media/mediaapi"
 	"aimdesk/ui/uikit"
 )
 
@@ -86,7 +86,7 @@ func (cw *callWindow) addTranscript(t aim.Transcript) {
 // addTranscription shows an lk.transcription update (LiveKit Agents):
 // the user's words when the transcribed track is our microphone, else the
 // agent's.
-func (cw *callWindow) addTranscription(t media.Transcription) {
+func (cw *callWindow) addTranscription(t mediaapi.Transcription) {
 	role := aim.RoleAgent
 	if t.Local {
 		role = aim.RoleUser
@@ -231,14 +231,14 @@ func (cw *callWindow) sent(ctx context.Context, job callSend, s callSession) {
 }
 
 // textSender is a media call that sends typed text over lk.chat to an
-// agent participant that reads it, or the other way (*media.Call).
+// agent participant that reads it, or the other way (*mediaapi.Call).
 type textSender interface {
-	SendText(ctx context.Context, text string, other media.SendOther) (media.TextRoute, error)
+	SendText(ctx context.Context, text string, other mediaapi.SendOther) (mediaapi.TextRoute, error)
 }
 
 // sendText sends the message box, one way only: over lk.chat when the
 // room's agent participant reads it (a LiveKit Agents session, see
-// media.ChatReader), else as input.text. The choice is made when the
+// mediaapi.ChatReader), else as input.text. The choice is made when the
 // message's turn in the send queue comes, so messages keep their order.
 func (cw *callWindow) sendText() {
 	text := strings.TrimSpace(cw.entry.Text)

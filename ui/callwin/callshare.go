@@ -20,7 +20,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/app/aim"
-	"aimdesk/media"
+	"aimdesk/media/mediaapi"
 	"aimdesk/ui/uikit"
 )
 
@@ -117,14 +117,14 @@ func (cw *callWindow) pickScreen() {
 	var body fyne.CanvasObject
 	cw.pickerRadio = nil
 	sc, _ := cw.engine.(screenCapturer)
-	var capture media.ScreenCapture
+	var capture mediaapi.ScreenCapture
 	var captureLabel string
 	if sc != nil {
 		capture, captureLabel = sc.ScreenCapture()
 	}
 	height := float32(200)
 	switch {
-	case capture == media.ScreenCapturePortal:
+	case capture == mediaapi.ScreenCapturePortal:
 		// the desktop's own picker chooses; the choice is kept for next time
 		var reset *widget.Button
 		reset = widget.NewButton("Forget my last choice", func() {
@@ -172,9 +172,9 @@ func (cw *callWindow) pickScreen() {
 
 // screenCapturer is an engine that says how screens are captured (X11 or
 // the desktop's portal on Wayland) and can forget the portal picker's
-// kept choice (*media.Engine).
+// kept choice (*mediaapi.Engine).
 type screenCapturer interface {
-	ScreenCapture() (media.ScreenCapture, string)
+	ScreenCapture() (mediaapi.ScreenCapture, string)
 	ResetScreenChoice() error
 }
 
@@ -221,9 +221,9 @@ func shareSource(ctx context.Context, s callSession, c callMedia, src aim.MediaS
 		return err
 	}
 	if src == aim.SourceCamera {
-		return c.StartCamera(ctx, media.CameraOptions{Enabled: true, DeviceID: deviceID})
+		return c.StartCamera(ctx, mediaapi.CameraOptions{Enabled: true, DeviceID: deviceID})
 	}
-	return c.StartScreen(ctx, media.ScreenOptions{Enabled: true, DisplayID: deviceID})
+	return c.StartScreen(ctx, mediaapi.ScreenOptions{Enabled: true, DisplayID: deviceID})
 }
 
 func (cw *callWindow) shareStarted(src aim.MediaSource, err error) {

@@ -130,7 +130,7 @@ func runRealCall(appID string, drive func(cw *callWindow) error) (int, error) {
 			if err != nil {
 				return nil, err
 			}
-			return mediaEngine{e}, nil
+			return media.API(e), nil
 		}
 		cw := m.start(agent)
 		if cw == nil {

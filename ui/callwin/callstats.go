@@ -3,7 +3,7 @@ package callwin
 // The call window's statistics panel: how the agent's voice arrives
 // (jitter, loss, the jitter buffer's delay, concealment) and how ours
 // leaves (round trip, uplink loss, the congestion-control estimate and
-// the video target), from media.Event.Stats about once a
+// the video target), from mediaapi.Event.Stats about once a
 // second. Hidden until the user asks for it.
 
 import (
@@ -15,7 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"aimdesk/media"
+	"aimdesk/media/mediaapi"
 	"aimdesk/ui/uikit"
 )
 
@@ -56,7 +56,7 @@ func (cw *callWindow) toggleStats() {
 
 // showStats writes s into the panel (also while it is hidden, so it is
 // current when shown).
-func (cw *callWindow) showStats(s media.CallStats) {
+func (cw *callWindow) showStats(s mediaapi.CallStats) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%d ms", d.Round(time.Millisecond).Milliseconds()) }
 	set := func(name, v string) {
 		if l := cw.statsValues[name]; l != nil && l.Text != v {

@@ -4,7 +4,7 @@ package callwin
 // diagram it shares), the call window shows its decoded frames in their
 // own area, at most callPreviewInterval apart with the newest frame
 // winning (the coalescer). Adaptive stream: the area's size in pixels goes
-// to the SFU (media.Call.ViewRemoteVideo), and hiding the area disables
+// to the SFU (mediaapi.Call.ViewRemoteVideo), and hiding the area disables
 // the track so the SFU stops sending it until it is shown again.
 //
 // Minimising the window hides the area too: ui/winstate reports when the
@@ -26,7 +26,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"aimdesk/media"
+	"aimdesk/media/mediaapi"
 	"aimdesk/ui/uikit"
 	"aimdesk/ui/winstate"
 )
@@ -35,9 +35,9 @@ import (
 var callVideoMin = fyne.NewSize(256, 192)
 
 // remoteVideoer is a media call that decodes other participants' video
-// (*media.Call).
+// (*mediaapi.Call).
 type remoteVideoer interface {
-	RemoteVideo(ctx context.Context, fn func(media.RemoteFrame)) error
+	RemoteVideo(ctx context.Context, fn func(mediaapi.RemoteFrame)) error
 	ViewRemoteVideo(sid string, w, h int) error
 }
 
@@ -53,7 +53,7 @@ type agentVideo struct {
 	sid    string // the agent's video track
 	frames int    // frames shown
 	view   [2]int // the view last sent to the SFU (pixels; 0×0: disabled)
-	co     *coalescer[media.RemoteFrame]
+	co     *coalescer[mediaapi.RemoteFrame]
 	stop   context.CancelFunc
 	// views hands the newest view to the goroutine that sends it, in
 	// order (a hide and a show in quick succession must not swap); only
@@ -119,7 +119,7 @@ func (cw *callWindow) stopAgentVideo() {
 }
 
 // showAgentFrame shows a decoded frame of the agent's video track.
-func (cw *callWindow) showAgentFrame(f media.RemoteFrame) {
+func (cw *callWindow) showAgentFrame(f mediaapi.RemoteFrame) {
 	if cw.root == nil || cw.phase == callEnded || f.TrackSID != cw.video.sid || cw.video.hidden || cw.minimised {
 		return
 	}
@@ -130,11 +130,11 @@ func (cw *callWindow) showAgentFrame(f media.RemoteFrame) {
 
 // applyVideoTracks shows the area while the agent publishes a video track
 // and forgets it when the track goes.
-func (cw *callWindow) applyVideoTracks(ps []media.Participant) {
+func (cw *callWindow) applyVideoTracks(ps []mediaapi.Participant) {
 	sid := ""
 	if p, ok := agentParticipant(ps); ok {
 		for _, t := range p.Tracks {
-			if t.Kind == media.KindVideo && t.Subscribed && !t.Muted {
+			if t.Kind == mediaapi.KindVideo && t.Subscribed && !t.Muted {
 				sid = t.SID
 				break
 			}

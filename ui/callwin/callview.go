@@ -20,7 +20,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"aimdesk/app/aim"
-	"aimdesk/media"
+	"aimdesk/media/mediaapi"
 	"aimdesk/ui/uikit"
 )
 
@@ -256,7 +256,7 @@ func (cw *callWindow) setStatus(text string, imp widget.Importance, keep bool) {
 }
 
 // applyMedia applies a (coalesced) media event.
-func (cw *callWindow) applyMedia(ev media.Event) {
+func (cw *callWindow) applyMedia(ev mediaapi.Event) {
 	if cw.root == nil || cw.phase == callEnded {
 		return
 	}
@@ -291,7 +291,7 @@ func (cw *callWindow) applyMedia(ev media.Event) {
 }
 
 // applyLocal takes the state of what the user publishes.
-func (cw *callWindow) applyLocal(l media.LocalTracks) {
+func (cw *callWindow) applyLocal(l mediaapi.LocalTracks) {
 	cw.local = l
 	cw.muted, cw.ptt = l.Mic.Muted, l.Mic.PushToTalk
 	if !cw.ptt {
@@ -301,7 +301,7 @@ func (cw *callWindow) applyLocal(l media.LocalTracks) {
 
 // applyParticipants takes the room's participants: the agent's state and
 // the video tracks to show.
-func (cw *callWindow) applyParticipants(parts []media.Participant) {
+func (cw *callWindow) applyParticipants(parts []mediaapi.Participant) {
 	if p, ok := agentParticipant(parts); ok && p.AgentState != "" && p.AgentState != cw.mediaState {
 		cw.mediaState = p.AgentState
 		cw.setAgentState(p.AgentState)
@@ -309,7 +309,7 @@ func (cw *callWindow) applyParticipants(parts []media.Participant) {
 	cw.applyVideoTracks(parts)
 }
 
-func (cw *callWindow) showAudioNotes(ev media.Event) {
+func (cw *callWindow) showAudioNotes(ev mediaapi.Event) {
 	text := ""
 	if ev.Duplex != nil && (ev.Duplex.HalfDuplex || ev.Duplex.EchoCanceller != "") {
 		text = ev.Duplex.Reason // half-duplex, or which echo canceller runs
@@ -335,16 +335,16 @@ func (cw *callWindow) showAudioNotes(ev media.Event) {
 func (cw *callWindow) showConn() {
 	c := cw.conn
 	switch c.State {
-	case media.ConnConnected:
+	case mediaapi.ConnConnected:
 		text, imp := callQualityText(c.Quality)
 		cw.connLabel.SetText(text)
 		cw.connLabel.Importance = imp
 		cw.setShown(cw.connBar, false)
-	case media.ConnConnecting:
+	case mediaapi.ConnConnecting:
 		cw.connLabel.SetText("Connecting…")
 		cw.connLabel.Importance = widget.LowImportance
 		cw.showConnBar("Connecting to the call…", theme.ColorNameWarning)
-	case media.ConnReconnecting:
+	case mediaapi.ConnReconnecting:
 		text := "Reconnecting to the call…"
 		if c.Attempt > 0 {
 			text = fmt.Sprintf("Reconnecting to the call (attempt %d)…", c.Attempt)
@@ -352,7 +352,7 @@ func (cw *callWindow) showConn() {
 		cw.connLabel.SetText("Reconnecting…")
 		cw.connLabel.Importance = widget.WarningImportance
 		cw.showConnBar(text, theme.ColorNameWarning)
-	case media.ConnDisconnected:
+	case mediaapi.ConnDisconnected:
 		text := "The call's audio and video are disconnected"
 		if c.Reason != "" {
 			text += ": " + c.Reason
@@ -366,15 +366,15 @@ func (cw *callWindow) showConn() {
 
 // callQualityText is the header's text for a connected call of quality q
 // (LiveKit's rating of our connection).
-func callQualityText(q media.ConnQuality) (string, widget.Importance) {
+func callQualityText(q mediaapi.ConnQuality) (string, widget.Importance) {
 	switch q {
-	case media.QualityExcellent:
+	case mediaapi.QualityExcellent:
 		return "● Connected · excellent connection", widget.SuccessImportance
-	case media.QualityGood:
+	case mediaapi.QualityGood:
 		return "● Connected · good connection", widget.SuccessImportance
-	case media.QualityPoor:
+	case mediaapi.QualityPoor:
 		return "● Connected · poor connection", widget.WarningImportance
-	case media.QualityLost:
+	case mediaapi.QualityLost:
 		return "● Connected · connection lost", widget.DangerImportance
 	}
 	return "● Connected", widget.SuccessImportance
@@ -514,7 +514,7 @@ func (cw *callWindow) watchDevices() {
 	}
 	ctx := cw.ctx
 	go func() {
-		err := e.WatchDevices(ctx, func(ds media.Devices) {
+		err := e.WatchDevices(ctx, func(ds mediaapi.Devices) {
 			cw.env.Do(func() { cw.setCallDevices(ds) })
 		})
 		if err != nil && ctx.Err() == nil {
@@ -528,7 +528,7 @@ func (cw *callWindow) watchDevices() {
 
 // setCallDevices shows a new device list in the in-call selects, keeping
 // the devices in use selected.
-func (cw *callWindow) setCallDevices(ds media.Devices) {
+func (cw *callWindow) setCallDevices(ds mediaapi.Devices) {
 	if cw.micSel == nil {
 		return
 	}
@@ -599,7 +599,7 @@ func (cw *callWindow) devicePicked(speaker bool) {
 // offerHeadset asks whether to switch the call to a headset that was just
 // plugged in (a speaker the server marks worn, with its microphone when a
 // worn one appeared with it).
-func (cw *callWindow) offerHeadset(ds media.Devices) {
+func (cw *callWindow) offerHeadset(ds mediaapi.Devices) {
 	first := cw.knownDevs == nil
 	known := map[string]bool{}
 	spk := newHeadset(ds.Speakers, "s", cw.knownDevs, known, cw.spkID)
@@ -663,8 +663,8 @@ func (cw *callWindow) switchTo(spkID, micID string) {
 
 // newHeadset returns the first headset of ds not in known (keys prefix+id)
 // and not in use, and records every device of ds in seen.
-func newHeadset(ds []media.Device, prefix string, known, seen map[string]bool, inUse string) *media.Device {
-	var found *media.Device
+func newHeadset(ds []mediaapi.Device, prefix string, known, seen map[string]bool, inUse string) *mediaapi.Device {
+	var found *mediaapi.Device
 	for i, d := range ds {
 		seen[prefix+d.ID] = true
 		if found == nil && d.Headset && !known[prefix+d.ID] && d.ID != inUse {

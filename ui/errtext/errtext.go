@@ -20,7 +20,8 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/a2a"
 	"aimdesk/app/store"
-	"aimdesk/media"
+	"aimdesk/media/mediaapi"
+	"aimdesk/parts"
 )
 
 // known maps typed errors to the sentence shown for them, first match
@@ -29,12 +30,13 @@ var known = []struct {
 	err  error
 	text string
 }{
-	{media.ErrNoAudioDevice, "No microphone or speaker could be opened on this computer. Check that one is connected and not used by another program."},
-	{media.ErrNoSoundSystem, "No sound system is running on this computer (PipeWire or PulseAudio), so calls cannot use audio."},
-	{media.ErrNoCamera, "No camera was found on this computer."},
-	{media.ErrNoScreen, "There is no screen that can be shared here."},
-	{media.ErrDisabled, "This copy of aimdesk was built without audio and video."},
-	{media.ErrNotConnected, "The call is not connected."},
+	{mediaapi.ErrNoAudioDevice, "No microphone or speaker could be opened on this computer. Check that one is connected and not used by another program."},
+	{mediaapi.ErrNoSoundSystem, "No sound system is running on this computer (PipeWire or PulseAudio), so calls cannot use audio."},
+	{mediaapi.ErrNoCamera, "No camera was found on this computer."},
+	{mediaapi.ErrNoScreen, "There is no screen that can be shared here."},
+	{mediaapi.ErrDisabled, "This copy of aimdesk was built without audio and video."},
+	{parts.ErrNoPlugin, "A part of aimdesk (" + parts.FileName + ", which calls and gRPC agents need) is missing or does not match this aimdesk. Reinstalling aimdesk should fix this."},
+	{mediaapi.ErrNotConnected, "The call is not connected."},
 	{store.ErrLocked, "Your history is in use by another aimdesk that is already running."},
 	{store.ErrDamaged, "Your history file is damaged."},
 	{store.ErrTooNew, "Your history was written by a newer aimdesk; update aimdesk to open it."},

@@ -12,6 +12,7 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/store"
 	"aimdesk/media"
+	"aimdesk/parts"
 )
 
 func TestSentence(t *testing.T) {
@@ -31,6 +32,7 @@ func TestSentence(t *testing.T) {
 		{"deadline", fmt.Errorf("card: %w", context.DeadlineExceeded), "took too long"},
 		{"unknown chain without aimdesk's labels", fmt.Errorf("mic level: %w", fmt.Errorf("audio: %w", errors.New("bad sample rate"))), "Mic level: bad sample rate."},
 		{"words for people stay", fmt.Errorf("Price: %w", errors.New("not a number")), "Price: not a number."},
+		{"plugin missing", fmt.Errorf("media engine: %w", fmt.Errorf("%w: not found (looked for /usr/bin/aimdesk-parts.so)", parts.ErrNoPlugin)), "Reinstalling aimdesk should fix this."},
 		{"nil", nil, ""},
 	}
 	for _, tt := range tests {

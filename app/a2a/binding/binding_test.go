@@ -29,7 +29,7 @@ func TestTransport(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr, err := binding.Transport(tt.iface, binding.Options{AllowPlain: tt.plain})
+			tr, err := binding.Transport(tt.iface, binding.Options{AllowPlain: tt.plain, GRPC: grpcbind.Binding})
 			if tt.err != nil || (tt.want == "" && a2a.NormalizeBinding(tt.iface.ProtocolBinding) != a2a.BindingJSONRPC) {
 				if err == nil || (tt.err != nil && !errors.Is(err, tt.err)) {
 					t.Fatalf("Transport = %v, %v; want error %v", tr, err, tt.err)
@@ -54,5 +54,16 @@ func TestTransport(t *testing.T) {
 				t.Error(err)
 			}
 		})
+	}
+}
+
+// Without a GRPCFunc (the app before its plugin gives one), gRPC
+// interfaces are refused with ErrNoGRPC; the other bindings still work.
+func TestTransportWithoutGRPC(t *testing.T) {
+	if _, err := binding.Transport(a2a.AgentInterface{URL: "http://127.0.0.1:9000", ProtocolBinding: "GRPC"}, binding.Options{}); !errors.Is(err, binding.ErrNoGRPC) {
+		t.Fatalf("gRPC without GRPC: %v, want ErrNoGRPC", err)
+	}
+	if tr, err := binding.Transport(a2a.AgentInterface{URL: "https://a/rest", ProtocolBinding: "HTTP+JSON"}, binding.Options{}); err != nil || tr == nil {
+		t.Fatalf("HTTP+JSON without GRPC: %v, %v", tr, err)
 	}
 }

@@ -51,6 +51,15 @@ type Options struct {
 	TLS *tls.Config
 }
 
+// Binding is New as a binding.GRPCFunc (for binding.Options.GRPC).
+func Binding(ifaceURL string, allowPlain bool, tlsConfig *tls.Config) (a2a.Transport, error) {
+	t, err := New(ifaceURL, Options{AllowPlain: allowPlain, TLS: tlsConfig})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
 // New returns a gRPC transport for an interface URL: https:// or grpcs://
 // use TLS; http:// or grpc:// are plaintext, allowed on loopback or with
 // AllowPlain; a bare host:port is plaintext on loopback and TLS elsewhere.

@@ -1,7 +1,6 @@
-package media
+package mediaapi
 
 import (
-	"maps"
 	"slices"
 	"time"
 )
@@ -247,19 +246,4 @@ func mergeTranscriptions(a, b []Transcription) []Transcription {
 		a[i] = t
 	}
 	return a
-}
-
-func (e Event) empty() bool {
-	return e.Conn == nil && e.Levels == nil && e.Local == nil && e.Participants == nil &&
-		e.Duplex == nil && e.Audio == nil && e.Stats == nil && e.Err == nil && len(e.Transcriptions) == 0
-}
-
-func cloneParticipants(ps []Participant) []Participant {
-	out := make([]Participant, len(ps))
-	for i, p := range ps {
-		p.Attributes = maps.Clone(p.Attributes)
-		p.Tracks = slices.Clone(p.Tracks)
-		out[i] = p
-	}
-	return out
 }

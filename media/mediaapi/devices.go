@@ -1,4 +1,4 @@
-package media
+package mediaapi
 
 // DeviceKind is what a device does.
 type DeviceKind string

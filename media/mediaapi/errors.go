@@ -1,4 +1,4 @@
-package media
+package mediaapi
 
 import (
 	"errors"
@@ -29,6 +29,3 @@ var (
 	// ErrUnknownTrack: the call receives no remote track of that SID.
 	ErrUnknownTrack = errors.New("media: no such remote track")
 )
-
-// errNoMic: the sound server has no microphone (only monitors, or nothing).
-var errNoMic = fmt.Errorf("%w: no microphone", ErrNoAudioDevice)

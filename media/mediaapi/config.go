@@ -1,4 +1,4 @@
-package media
+package mediaapi
 
 import (
 	"context"
@@ -176,17 +176,6 @@ const (
 	ScreenCapturePortal = screen.CapturePortal // the desktop's ScreenCast portal and PipeWire (Wayland)
 )
 
-// tokenFile is where the portal's restore token is kept.
-func (c Config) tokenFile() screen.TokenFile {
-	switch c.ScreenTokenFile {
-	case "":
-		return screen.DefaultTokenFile()
-	case "-":
-		return screen.TokenFile{}
-	}
-	return screen.TokenFile{Path: c.ScreenTokenFile}
-}
-
 // ScreenPreset is a named set of screen-share settings (size, rate, bit rate).
 type ScreenPreset = screenpreset.Preset
 
@@ -219,42 +208,4 @@ type ScreenOptions struct {
 	FPS float64
 	// BitRate of VP8 in bit/s; 0 means the preset's.
 	BitRate int
-}
-
-// withDefaults fills what o leaves open from the engine's defaults d (only
-// when o names no preset of its own: a preset asked for is taken whole,
-// with o's own overrides) and then from the preset.
-func (o ScreenOptions) withDefaults(d ScreenOptions) ScreenOptions {
-	if o.DisplayID == "" {
-		o.DisplayID = d.DisplayID
-	}
-	if o.Preset == "" {
-		if o.UplinkBitRate == 0 {
-			o.Preset, o.UplinkBitRate = d.Preset, d.UplinkBitRate
-		}
-		o.fillZero(d.MaxWidth, d.MaxHeight, d.FPS, d.BitRate)
-	}
-	p, ok := screenpreset.ByID(o.Preset)
-	if !ok {
-		p = screenpreset.Default(o.UplinkBitRate)
-		o.Preset = p.ID
-	}
-	o.fillZero(p.MaxWidth, p.MaxHeight, p.FPS, p.BitRate)
-	return o
-}
-
-// fillZero sets the size, rate and bitrate that are still 0.
-func (o *ScreenOptions) fillZero(w, h int, fps float64, bitRate int) {
-	if o.MaxWidth == 0 {
-		o.MaxWidth = w
-	}
-	if o.MaxHeight == 0 {
-		o.MaxHeight = h
-	}
-	if o.FPS == 0 {
-		o.FPS = fps
-	}
-	if o.BitRate == 0 {
-		o.BitRate = bitRate
-	}
 }
