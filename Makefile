@@ -172,7 +172,7 @@ package: setup ## release builds: build/aimdesk-VERSION-linux-ARCH.tar.xz and bu
 	@$(PHASE) package scripts/package.sh
 	@$(PHASE) deb scripts/deb.sh
 
-packagetest: ## install build/aimdesk_VERSION_ARCH.deb here (root), run --version and card, purge it
+packagetest: ## install build/aimdesk_VERSION_ARCH.deb here (root), run --version, card and tasks --binding grpc (the plugin's agent and gRPC), purge it
 	@$(PHASE) packagetest scripts/packagetest.sh
 
 clean: ## remove build outputs (build/)

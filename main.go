@@ -263,7 +263,7 @@ func usage() string {
 	line := "       aimdesk " + parts.DevagentUsage + "\n" +
 		"       aimdesk " + parts.DevicesUsage + "\n" +
 		"       aimdesk " + a2uicli.Usage + "\n"
-	if i := strings.Index(u, "common flags:"); i >= 0 {
+	if i := strings.Index(u, "common flags"); i >= 0 {
 		return u[:i] + line + u[i:]
 	}
 	return u + line

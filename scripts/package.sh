@@ -69,9 +69,9 @@ sed -i "s/^Icon := .*/Icon := \"$icon\"/" "$mk"
 install -Dm00644 build/release/aimdesk-parts.so "$work/$name/usr/local/lib/aimdesk/aimdesk-parts.so"
 plugin='lib/aimdesk/aimdesk-parts.so'
 sed -i -e "/^install:/a\\	install -Dm00644 usr/local/$plugin \$(DESTDIR)\$(PREFIX)/$plugin" \
-	-e "/^uninstall:/a\\	-rm \$(DESTDIR)\$(PREFIX)/$plugin" \
+	-e "/^uninstall:/a\\	-rm \$(DESTDIR)\$(PREFIX)/$plugin\n\t-rmdir \$(DESTDIR)\$(PREFIX)/lib/aimdesk" \
 	-e "/^user-install:/a\\	install -Dm00644 usr/local/$plugin \$(DESTDIR)\$(HOME)/.local/$plugin" \
-	-e "/^user-uninstall:/a\\	-rm \$(DESTDIR)\$(HOME)/.local/$plugin" "$mk"
+	-e "/^user-uninstall:/a\\	-rm \$(DESTDIR)\$(HOME)/.local/$plugin\n\t-rmdir \$(DESTDIR)\$(HOME)/.local/lib/aimdesk" "$mk"
 tar -cJf "$out" -C "$work" "$name"
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$work/$name" install DESTDIR="$work/root" PREFIX=/usr >/dev/null
 for f in "bin/$name" "$plugin" "share/applications/com.aimdesk.app.desktop" "share/pixmaps/$icon"; do

@@ -10,6 +10,8 @@
 
 # release_fyne_tags is what package.sh gives fyne package --tags:
 # PACKAGE_TAGS (default no_emoji), the plugin's tag and the system SQLite's.
+# An explicit -tags replaces GOFLAGS' (the Makefile's APMTAGS and
+# SQLITETAGS): add apm1 through PACKAGE_TAGS where it applies.
 release_fyne_tags() {
 	printf '%s' "${PACKAGE_TAGS:-no_emoji},aimdesk_plugin,libsqlite3"
 }
@@ -19,6 +21,9 @@ release_tags() {
 	printf '%s' "$(release_fyne_tags),release,migrated_fynedo"
 }
 
+# fyne appends its flags to the caller's CGO_CFLAGS and CGO_LDFLAGS, so
+# they must not be set for the app and the plugin to get the same.
+unset CGO_CFLAGS CGO_LDFLAGS
 release_cgo_cflags="-O3 -pipe -D_FORTIFY_SOURCE=3 -fstack-protector-strong"
 release_cgo_ldflags="-Wl,-z,relro,-z,now -Wl,--as-needed"
 

@@ -73,7 +73,8 @@ func Usage() string {
 	for _, n := range names {
 		fmt.Fprintf(&b, "       aimdesk %s\n", cmds[n].usage)
 	}
-	b.WriteString("common flags: --json (machine output), --idle-timeout DURATION (default 60s),\n")
+	b.WriteString("common flags (card, send, tasks, get, cancel, subscribe):\n")
+	b.WriteString("              --json (machine output), --idle-timeout DURATION (default 60s),\n")
 	b.WriteString("              --allow-http (plain http:// to another machine)\n")
 	b.WriteString("              --binding jsonrpc|http+json|grpc (default: the card's first the app speaks;\n")
 	b.WriteString("              AIM agents stay on JSON-RPC)\n")

@@ -40,9 +40,10 @@ func TestPaths(t *testing.T) {
 
 // A missing plugin and a file that is not one are ErrNoPlugin errors that
 // say what was tried; a missing path is skipped for the next one. (The
-// real plugin is opened by the app's smoke test, package.sh, deb.sh and
-// packagetest.sh: a plugin must come from the same build flags as the
-// program that opens it, which a -race test binary does not share.)
+// real plugin is opened by `make plugintest` (TestPluginParts), the app's
+// smoke test, package.sh, deb.sh and packagetest.sh: a plugin must come
+// from the same build flags as the program that opens it, which a -race
+// test binary does not share.)
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "none", parts.FileName)

@@ -89,7 +89,10 @@ func TestPluginParts(t *testing.T) {
 	heard := false
 	for !heard {
 		select {
-		case ev := <-user.Events():
+		case ev, ok := <-user.Events():
+			if !ok {
+				t.Fatalf("the call's events ended: %+v", user.State())
+			}
 			if ev.Err != nil {
 				t.Logf("event error: %v", ev.Err)
 			}

@@ -6,18 +6,20 @@ import (
 	"fyne.io/fyne/v2"
 
 	"aimdesk/app"
+	"aimdesk/media/mediaapi"
 )
 
-// Preview is a call window on its pre-join screen with the real media
-// engine and nothing else of the app: the device screenshot (package
-// ui/prejoinshot, `make prejoinshot`) opens it in a real window.
+// Preview is a call window on its pre-join screen with a media engine and
+// nothing else of the app: the device screenshot (package ui/prejoinshot,
+// `make prejoinshot`) opens it in a real window with the real engine.
 type Preview struct{ cw *callWindow }
 
 // OpenPreview opens the call window for agent (which must offer calls)
-// on the pre-join screen; nil if the agent offers none. Call it on the
-// Fyne goroutine.
-func OpenPreview(ctx context.Context, a fyne.App, agent app.Agent) *Preview {
-	env := &Env{Ctx: ctx, App: a, Do: fyne.Do}
+// on the pre-join screen over the engine that engine opens (as
+// Env.MediaEngine); nil if the agent offers none. Call it on the Fyne
+// goroutine.
+func OpenPreview(ctx context.Context, a fyne.App, agent app.Agent, engine func() (mediaapi.Engine, error)) *Preview {
+	env := &Env{Ctx: ctx, App: a, Do: fyne.Do, MediaEngine: engine}
 	cw := NewManager(env, nil).start(agent)
 	if cw == nil {
 		return nil

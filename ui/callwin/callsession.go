@@ -231,7 +231,7 @@ func (cw *callWindow) sent(ctx context.Context, job callSend, s callSession) {
 }
 
 // textSender is a media call that sends typed text over lk.chat to an
-// agent participant that reads it, or the other way (*mediaapi.Call).
+// agent participant that reads it, or the other way (*media.Call).
 type textSender interface {
 	SendText(ctx context.Context, text string, other mediaapi.SendOther) (mediaapi.TextRoute, error)
 }

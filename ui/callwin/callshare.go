@@ -172,7 +172,7 @@ func (cw *callWindow) pickScreen() {
 
 // screenCapturer is an engine that says how screens are captured (X11 or
 // the desktop's portal on Wayland) and can forget the portal picker's
-// kept choice (*mediaapi.Engine).
+// kept choice (*media.Engine).
 type screenCapturer interface {
 	ScreenCapture() (mediaapi.ScreenCapture, string)
 	ResetScreenChoice() error

@@ -4,7 +4,7 @@ package callwin
 // diagram it shares), the call window shows its decoded frames in their
 // own area, at most callPreviewInterval apart with the newest frame
 // winning (the coalescer). Adaptive stream: the area's size in pixels goes
-// to the SFU (mediaapi.Call.ViewRemoteVideo), and hiding the area disables
+// to the SFU (media.Call.ViewRemoteVideo), and hiding the area disables
 // the track so the SFU stops sending it until it is shown again.
 //
 // Minimising the window hides the area too: ui/winstate reports when the
@@ -35,7 +35,7 @@ import (
 var callVideoMin = fyne.NewSize(256, 192)
 
 // remoteVideoer is a media call that decodes other participants' video
-// (*mediaapi.Call).
+// (*media.Call).
 type remoteVideoer interface {
 	RemoteVideo(ctx context.Context, fn func(mediaapi.RemoteFrame)) error
 	ViewRemoteVideo(sid string, w, h int) error

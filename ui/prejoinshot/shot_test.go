@@ -20,7 +20,9 @@ import (
 	"aimdesk/app"
 	"aimdesk/app/a2a"
 	"aimdesk/app/aim"
+	"aimdesk/media"
 	"aimdesk/media/lktest"
+	"aimdesk/media/mediaapi"
 	"aimdesk/media/soundtest"
 	"aimdesk/ui/callwin"
 )
@@ -63,7 +65,7 @@ func child(out string) int {
 	rep := report{}
 	code := 1
 	a.Lifecycle().SetOnStarted(func() {
-		p = callwin.OpenPreview(ctx, a, agent())
+		p = callwin.OpenPreview(ctx, a, agent(), func() (mediaapi.Engine, error) { return media.NewAPI(media.Config{}) })
 		if p == nil {
 			rep.Err = "no call window"
 			a.Quit()
