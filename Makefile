@@ -42,7 +42,7 @@ APMTAGS ?= $(shell pkg-config --exists webrtc-audio-processing-1 2>/dev/null && 
 # The history (app/store, mattn/go-sqlite3) links the system's libsqlite3:
 # every go command here gets the libsqlite3 tag (setup installs
 # libsqlite3-dev). SQLITETAGS= compiles SQLite's own copy in instead, as a
-# plain go build does. About 2 MB of the idle app's memory against the
+# plain go build does. About 1.5 MB of the idle app's memory against the
 # earlier pure-Go SQLite (docs/benchmarks.md, Memory, "Session 8").
 SQLITETAGS ?= -tags=libsqlite3
 comma := ,
