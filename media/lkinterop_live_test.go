@@ -4,6 +4,7 @@ package media
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -57,7 +58,7 @@ func (a *lkAgent) chats() []string {
 
 // transcribe publishes a segment the non-delta way: interim updates, then
 // the final text, each a text stream with the segment's whole text.
-func (a *lkAgent) transcribe(seg, track string, updates ...string) {
+func (a *lkAgent) transcribe(seg, track string, seen func(seg, text string) bool, updates ...string) {
 	for i, u := range updates {
 		attrs := map[string]string{AttrSegmentID: seg, AttrTranscriptionFinal: "false"}
 		if i == len(updates)-1 {
@@ -67,6 +68,13 @@ func (a *lkAgent) transcribe(seg, track string, updates ...string) {
 			attrs[AttrTranscribedTrackID] = track
 		}
 		a.room.LocalParticipant.SendText(u, lksdk.StreamTextOptions{Topic: TopicTranscription, Attributes: attrs})
+		// The next update waits until the call's events carried this one
+		// (at most 5 s): an update superseded before the reader took it is
+		// merged into the newer one by design (Event.Merge), which under
+		// load would leave the test no interim update to check.
+		for end := time.Now().Add(5 * time.Second); seen != nil && i < len(updates)-1 && !seen(seg, u) && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+		}
 		time.Sleep(150 * time.Millisecond)
 	}
 }
@@ -166,8 +174,11 @@ func TestLiveKitAgentInterop(t *testing.T) {
 		}
 		return micSID != ""
 	})
-	agent.transcribe("SG_a", pub.SID(), "Hello", "Hello there", "Hello there.")
-	agent.transcribe("SG_u", micSID, "what", "what time is it")
+	seen := func(seg, text string) bool {
+		return slices.ContainsFunc(log.transcriptions(), func(tr Transcription) bool { return tr.SegmentID == seg && tr.Text == text })
+	}
+	agent.transcribe("SG_a", pub.SID(), seen, "Hello", "Hello there", "Hello there.")
+	agent.transcribe("SG_u", micSID, seen, "what", "what time is it")
 	var got []Transcription
 	waitUntil(t, "both final segments", 10*time.Second, func() bool {
 		got = log.transcriptions()
