@@ -12,11 +12,10 @@ package parts
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"io"
 
-	"aimdesk/app/a2a"
+	"aimdesk/app/a2a/binding"
 	"aimdesk/media/mediaapi"
 )
 
@@ -28,7 +27,7 @@ type Parts struct {
 	// (with realtime calls when LIVEKIT_URL is set).
 	StartDemoAgent func(ctx context.Context) (DemoAgent, error)
 	// GRPC is the gRPC binding's transport (binding.Options.GRPC).
-	GRPC func(url string, allowPlain bool, tlsConfig *tls.Config) (a2a.Transport, error)
+	GRPC binding.GRPCFunc
 	// Devagent is `aimdesk devagent` (DevagentUsage).
 	Devagent Command
 	// Devices is `aimdesk devices` (DevicesUsage).

@@ -54,10 +54,8 @@ release_go build -trimpath -tags "$tags" \
 	-ldflags "-s -w -X main.version=$version -X main.commit=$commit" \
 	-o "$pkg/usr/bin/$name" .
 install -m 0644 "$plugin" "$pkg/usr/lib/$name/aimdesk-parts.so"
-"$pkg/usr/bin/$name" devices --json >"$work/devices.json" 2>"$work/devices.err" || {
-	cat "$work/devices.err" >&2
+opens_plugin "$pkg/usr/bin/$name" "$work" ||
 	fail "the app built here cannot run its plugin's command (aimdesk devices): the plugin does not match it"
-}
 
 # 2. Desktop entry, icons, AppStream metadata.
 install -m 0644 packaging/linux/$appid.desktop "$pkg/usr/share/applications/$appid.desktop"

@@ -80,8 +80,7 @@ for f in "bin/$name" "$plugin" "share/applications/com.aimdesk.app.desktop" "sha
 		exit 1
 	}
 done
-"$work/root/usr/bin/$name" devices --json >"$work/devices.json" 2>"$work/devices.err" || {
-	cat "$work/devices.err" >&2
+opens_plugin "$work/root/usr/bin/$name" "$work" || {
 	echo "package: FAIL: the installed aimdesk could not run its plugin's command (aimdesk devices)" >&2
 	exit 1
 }

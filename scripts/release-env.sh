@@ -33,6 +33,16 @@ release_go() {
 	CGO_ENABLED=1 CGO_CFLAGS="$release_cgo_cflags" CGO_LDFLAGS="$release_cgo_ldflags" go "$@"
 }
 
+# opens_plugin APP WORKDIR runs APP's plugin command (aimdesk devices
+# --json), which opens its plugin; on failure it prints the command's
+# stderr and returns non-zero (the plugin is missing or does not match).
+opens_plugin() {
+	"$1" devices --json >"$2/devices.json" 2>"$2/devices.err" || {
+		cat "$2/devices.err" >&2
+		return 1
+	}
+}
+
 # build_release_plugin OUT builds the plugin of a release build into OUT.
 build_release_plugin() {
 	release_go build -buildmode=plugin -trimpath -tags "$(release_tags)" -ldflags "-s -w" -o "$1" ./partsplugin
