@@ -521,8 +521,15 @@ func TestTasksInterruptedBanner(t *testing.T) {
 	h := newOpsHarness(t, opsHarnessConfig{})
 	states := opsTaskStates{}
 	h.sink(states.sink)
+	// openConversation runs on the goroutine that looks the task's
+	// conversation up when the panel has not seen it (tasks.go, answer).
+	var mu sync.Mutex
 	var opened [2]string
-	h.env.openConversation = func(agentID, convID string) { opened = [2]string{agentID, convID} }
+	h.env.openConversation = func(agentID, convID string) {
+		mu.Lock()
+		defer mu.Unlock()
+		opened = [2]string{agentID, convID}
+	}
 	p := newTasksPanel(h.env)
 	h.sink(p.OnEvent)
 	h.win.SetContent(p.Object())
@@ -547,9 +554,12 @@ func TestTasksInterruptedBanner(t *testing.T) {
 		t.Errorf("banner = %q", p.view.bannerMsg.Text)
 	}
 	opsTap(t, p.view.bannerBtn, "Open conversation")
-	if opened != [2]string{h.agentID, conv} {
-		t.Errorf("openConversation got %v, want %s %s", opened, h.agentID, conv)
-	}
+	want := [2]string{h.agentID, conv}
+	h.waitFor("the conversation opened", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return opened == want
+	})
 	if !p.view.resubBtn.Disabled() {
 		t.Error("Resubscribe is enabled for a task waiting for the user")
 	}
