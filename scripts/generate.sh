@@ -15,11 +15,13 @@ PROTOC_GEN_GO_GRPC_VERSION=v1.6.2 # google.golang.org/grpc/cmd/protoc-gen-go-grp
 SPEC=${A2A_SPEC:-../shared/a2a-spec}
 OUT=app/a2a/a2apb
 
+# shellcheck source=scripts/netretry.sh
+. scripts/netretry.sh
 mkdir -p bin
 export PATH="$PWD/bin:$PATH"
 want() { # want TOOL VERSION MODULE: install TOOL@VERSION unless bin/ has it
 	if ! [[ -x bin/$1 ]] || ! go version -m "bin/$1" | grep -q "mod.*$3.*$2"; then
-		GOFLAGS= GOBIN="$PWD/bin" go install "$3/cmd/$1@$2"
+		go_install_tool "$PWD/bin" "$3/cmd/$1@$2"
 	fi
 }
 want protoc-gen-go "$PROTOC_GEN_GO_VERSION" google.golang.org/protobuf

@@ -10,6 +10,9 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 1
 
+# shellcheck source=scripts/netretry.sh
+. scripts/netretry.sh
+
 tools=(
 	"staticcheck honnef.co/go/tools/cmd/staticcheck v0.8.2"
 	"gofumpt mvdan.cc/gofumpt v0.12.0"
@@ -21,8 +24,8 @@ for t in "${tools[@]}"; do
 	have=$(go version -m "bin/$name" 2>/dev/null | awk '$1 == "mod" {print $3}')
 	if [ "$have" != "$version" ]; then
 		echo "lint: installing $name $version into bin/"
-		# GOFLAGS=: tools get the stock Go runtime, not the Makefile's overlay
-		GOFLAGS= GOBIN="$root/bin" go install "$pkg@$version" || exit 1
+		# tools get the stock Go runtime, not the Makefile's overlay
+		go_install_tool "$root/bin" "$pkg@$version" || exit 1
 	fi
 done
 

@@ -19,6 +19,8 @@ FYNE_TOOLS_VERSION=${FYNE_TOOLS_VERSION:-v1.7.2}
 fyne="$root/bin/fyne"
 # shellcheck source=scripts/release-env.sh
 . scripts/release-env.sh
+# shellcheck source=scripts/netretry.sh
+. scripts/netretry.sh
 tags=$(release_fyne_tags)
 
 have=""
@@ -27,8 +29,8 @@ if [ -x "$fyne" ]; then
 fi
 if [ "$have" != "$FYNE_TOOLS_VERSION" ]; then
 	echo "package: installing fyne CLI $FYNE_TOOLS_VERSION into bin/${have:+ (found $have)}"
-	# GOFLAGS=: a tool, built with the stock Go runtime (not the Makefile's overlay)
-	GOFLAGS= GOBIN="$root/bin" go install "fyne.io/tools/cmd/fyne@$FYNE_TOOLS_VERSION"
+	# a tool, built with the stock Go runtime (not the Makefile's overlay)
+	go_install_tool "$root/bin" "fyne.io/tools/cmd/fyne@$FYNE_TOOLS_VERSION"
 fi
 
 version=$(awk -F'"' '/^Version *=/ {print $2; exit}' FyneApp.toml)

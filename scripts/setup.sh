@@ -59,6 +59,9 @@ packages=(
 	openbox
 )
 
+# shellcheck source=scripts/netretry.sh
+. scripts/netretry.sh
+
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
@@ -78,8 +81,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 	say "installing them with apt-get"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
-	apt-get install -y -q --no-install-recommends "${missing[@]}"
+	apt-get -o Acquire::Retries=3 update -q
+	apt-get -o Acquire::Retries=3 install -y -q --no-install-recommends "${missing[@]}"
 else
 	say "Debian packages: all ${#packages[@]} present"
 fi
@@ -114,9 +117,11 @@ else
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	# Pure Go, as LiveKit builds its own release binaries (CGO_ENABLED=0).
-	# GOFLAGS=: a tool, built with the stock Go runtime (the Makefile's runtime
-	# overlay is for aimdesk's own builds) so the build cache serves it
-	GOFLAGS= CGO_ENABLED=0 GOBIN="$tmp" go install "github.com/livekit/livekit-server/cmd/server@v$LIVEKIT_VERSION"
+	# A tool, built with the stock Go runtime (the Makefile's runtime overlay
+	# is for aimdesk's own builds) so the build cache serves it; downloads are
+	# retried and time-limited, the compile is not (netretry.sh)
+	CGO_ENABLED=0 go_install_tool "$tmp" "github.com/livekit/livekit-server/cmd/server@v$LIVEKIT_VERSION" ||
+		die "could not build livekit-server v$LIVEKIT_VERSION (above: what went wrong)"
 	mkdir -p "$root/bin"
 	mv -f "$tmp/server" "$lk"
 	say "livekit-server: $("$lk" --version)"
@@ -124,6 +129,6 @@ fi
 
 # 4. Go modules of aimdesk itself.
 say "go mod download"
-go mod download
+net_retry 600 "go mod download" go mod download || die "could not download aimdesk's Go modules"
 
 say "done"
