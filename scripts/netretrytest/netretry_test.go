@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -130,9 +132,10 @@ func installToolIn(t *testing.T, dir, url string, attempts, limit string) (bin s
 			t.Skipf("%s is not installed", tool)
 		}
 	}
-	// a comma, which separates proxies in GOPROXY, in the path that
-	// go_install_tool serves as a file:// proxy
-	modcache := filepath.Join(dir, "mod, cache")
+	// a comma, which separates proxies in GOPROXY, and # and ?, which end
+	// a URL's path, in the path that go_install_tool serves as a file://
+	// proxy
+	modcache := filepath.Join(dir, "mod, #1?")
 	// the module cache is read-only, as go makes it
 	t.Cleanup(func() {
 		_ = filepath.WalkDir(modcache, func(path string, d fs.DirEntry, err error) error {
@@ -202,8 +205,8 @@ func TestGoInstallToolRetries(t *testing.T) {
 				}
 				return ""
 			},
-			attempts: "3", limit: "3", wantOK: true,
-			wantOut: []string{"attempt 1 of 3 failed (no answer within 3 s)"},
+			attempts: "3", limit: "10", wantOK: true,
+			wantOut: []string{"attempt 1 of 3 failed (no answer within 10 s)"},
 		},
 		{
 			name:     "down for good",
@@ -254,7 +257,7 @@ func TestGoInstallToolRetries(t *testing.T) {
 			}
 			for _, r := range p.log() {
 				if strings.HasSuffix(r, " 503") && tt.name == "down for what was asked before" {
-					t.Errorf("the compile reached the proxy: %q", r)
+					t.Errorf("asked twice: %q", r)
 				}
 			}
 		})
@@ -292,27 +295,36 @@ func TestGoInstallToolAsksNothingWhenCached(t *testing.T) {
 }
 
 // TestNetRetryCountsAndWaits: net_retry runs a failing command NET_ATTEMPTS
-// times and no more, returns its exit code, and stops at the first success.
+// times and no more, returns its exit code, and stops at the first success;
+// a command that cannot run (127) is not retried, and bad settings run
+// nothing.
 func TestNetRetryCountsAndWaits(t *testing.T) {
 	tests := []struct {
 		name      string
 		failFirst int // the command fails this many times, then succeeds
+		failCode  int // with this exit code
 		attempts  string
+		waits     string
 		wantRuns  int
 		wantCode  int
 	}{
-		{"succeeds at once", 0, "4", 1, 0},
-		{"fails twice", 2, "4", 3, 0},
-		{"fails more than allowed", 9, "3", 3, 7},
+		{"succeeds at once", 0, 7, "4", "0", 1, 0},
+		{"fails twice", 2, 7, "4", "0", 3, 0},
+		{"fails more than allowed", 9, 7, "3", "0 0", 3, 7},
+		{"cannot run", 9, 127, "4", "0", 1, 127},
+		{"attempts not a number", 9, 7, "abc", "0", 0, 2},
+		{"no waits", 9, 7, "4", " ", 0, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			count := filepath.Join(t.TempDir(), "runs")
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
 			// #nosec G204 -- the test's own script and arguments
-			cmd := exec.Command("bash", "-c", `. "$1" && net_retry 10 cmd sh -c '
-				n=$(($(cat "$1" 2>/dev/null || echo 0) + 1)); echo $n >"$1"; [ $n -gt "$2" ] || exit 7' sh "$2" "$3"`,
-				"bash", script(t), count, string(rune('0'+tt.failFirst)))
-			cmd.Env = append(os.Environ(), "NET_ATTEMPTS="+tt.attempts, "NET_WAITS=0")
+			cmd := exec.CommandContext(ctx, "bash", "-c", `. "$1" && net_retry 10 cmd sh -c '
+				n=$(($(cat "$1" 2>/dev/null || echo 0) + 1)); echo $n >"$1"; [ $n -gt "$2" ] || exit "$3"' sh "$2" "$3" "$4"`,
+				"bash", script(t), count, strconv.Itoa(tt.failFirst), strconv.Itoa(tt.failCode))
+			cmd.Env = append(os.Environ(), "NET_ATTEMPTS="+tt.attempts, "NET_WAITS="+tt.waits)
 			out, err := cmd.CombinedOutput()
 			code := 0
 			if ee, ok := err.(*exec.ExitError); ok {
@@ -320,10 +332,62 @@ func TestNetRetryCountsAndWaits(t *testing.T) {
 			} else if err != nil {
 				t.Fatal(err)
 			}
-			runs, _ := os.ReadFile(count)
-			if got := strings.TrimSpace(string(runs)); got != string(rune('0'+tt.wantRuns)) || code != tt.wantCode {
-				t.Fatalf("runs %s, exit %d; want %d runs, exit %d; output:\n%s", got, code, tt.wantRuns, tt.wantCode, out)
+			runs := 0
+			if b, err := os.ReadFile(count); err == nil {
+				runs, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			}
+			if runs != tt.wantRuns || code != tt.wantCode {
+				t.Fatalf("runs %d, exit %d; want %d runs, exit %d; output:\n%s", runs, code, tt.wantRuns, tt.wantCode, out)
 			}
 		})
+	}
+}
+
+// TestNetRetryStopsOnInterrupt: Ctrl-C (SIGINT to the terminal's process
+// group) ends the download at once, and it is not retried. Without
+// timeout's --foreground the download ran on in a process group of its
+// own, and the script went on when it ended.
+func TestNetRetryStopsOnInterrupt(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	// #nosec G204 -- the test's own script
+	cmd := exec.CommandContext(ctx, "bash", "-c",
+		`. "$1"; net_retry 20 download sh -c 'echo $$ >"$1.tmp"; mv "$1.tmp" "$1"; exec sleep 15' sh "$2"; echo "returned $?"`,
+		"bash", script(t), pidFile)
+	cmd.Env = append(os.Environ(), "NET_WAITS=0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as a shell in a terminal
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var download int // the pid of the download (sleep)
+	for deadline := time.Now().Add(10 * time.Second); download == 0; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			download, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		} else if time.Now().After(deadline) {
+			t.Fatal("the download did not start")
+		}
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		t.Fatalf("the script still ran 5 s after Ctrl-C; output:\n%s", out.String())
+	}
+	if err := syscall.Kill(download, 0); err == nil {
+		_ = syscall.Kill(download, syscall.SIGKILL)
+		t.Errorf("the download (pid %d) still runs after Ctrl-C", download)
+	}
+	// the script either ended on the interrupt or saw it as 130
+	if o := out.String(); strings.Contains(o, "attempt 1") || strings.Contains(o, "returned 0") {
+		t.Errorf("after Ctrl-C: output\n%s\nwant no retry and no success", o)
 	}
 }
