@@ -64,8 +64,8 @@ net_retry() {
 # with the stock Go runtime (GOFLAGS=, not the Makefile's overlay) and any
 # CGO_ENABLED the caller exports. Step 1 fetches the modules it needs
 # (`go install -n` loads every package without compiling) with net_retry,
-# LIMIT seconds an attempt (default 300; 24 s for livekit-server from a cold
-# cache here); it is skipped when the module cache already has them all,
+# LIMIT seconds an attempt (default 300; livekit-server's took 24 s here
+# from an empty module cache, timed by hand); it is skipped when the module cache already has them all,
 # so a warm machine does not ask the proxy anything (a plain go install
 # PKG@VERSION always does: for the paths above the module and for its
 # deprecation). Step 2 compiles from the module cache alone, served as a
